@@ -1,0 +1,1 @@
+"""Benchmarks run by ``companion bench NAME``; each module is one benchmark."""

@@ -1,0 +1,53 @@
+"""The ``companion`` command line.
+
+Each module of this package that defines ``register(subparsers)`` adds one command, so a
+new capability adds a file rather than editing a central list.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+
+from companion import __version__
+from companion.errors import CompanionError, InputError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="companion",
+        description="A physical-table companion for real board games (Garum, The Ides of March).",
+    )
+    parser.add_argument("--version", action="version", version=f"companion {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        register = getattr(module, "register", None)
+        if callable(register):
+            register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(handler(args) or 0)
+    except InputError as exc:
+        print(f"companion: error: {exc}", file=sys.stderr)
+        return 2
+    except CompanionError as exc:
+        print(f"companion: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("companion: interrupted", file=sys.stderr)
+        return 130
