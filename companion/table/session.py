@@ -109,6 +109,8 @@ class TableSession:
         self._shown: TableLights | None = None
         self._snapshot: dict[str, Any] = {}
         self._pumps: list[threading.Thread] = []
+        self.lights_error: str | None = None
+        self._lights_pending = False
         self._resume()
 
     # -- state -----------------------------------------------------------------------------
@@ -405,8 +407,16 @@ class TableSession:
             if log_lights and self._history is not None:
                 self._append(EventKind.LED, lights.to_dict())
             self._shown = lights
-            self._lights.show(lights)
+            self._lights_pending = True
+        if self._lights_pending:
+            try:
+                self._lights.show(lights)
+                self._lights_pending = False
+                self.lights_error = None
+            except OSError as exc:  # the table plays on without its LEDs; retried next time
+                self.lights_error = str(exc)
         view = table_view(self.state.value, self._game, self._history, lights)
+        view["lights_error"] = self.lights_error
         with self._lock:
             self._snapshot = view
         self.hub.publish(view)
