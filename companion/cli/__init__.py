@@ -48,6 +48,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CompanionError as exc:
         print(f"companion: error: {exc}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        # The reader went away (``| head``): not an error of ours.
+        sys.stderr.close()
+        return 0
     except KeyboardInterrupt:
         print("companion: interrupted", file=sys.stderr)
         return 130

@@ -1,0 +1,54 @@
+"""Reading Garum files named on the command line: records and single board states."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from companion.boards import BoardProfile, load_profile
+from companion.errors import InputError
+from companion.games.garum import BoardState, GameRecord, GameSetup, parse_record
+from companion.games.garum.record import builtin_only, parse_header
+
+
+def read_text(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError("no such file", source=path) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read the file: {exc}", source=path) from None
+
+
+def board_loader(override: str | None):  # type: ignore[no-untyped-def]
+    """Loads the header's board, or the user's profile file when ``--board`` is given."""
+    if override is None:
+        return builtin_only
+    profile = load_profile(override)
+
+    def load(_: str) -> BoardProfile:
+        return profile
+
+    return load
+
+
+def read_record(path: str, board: str | None = None) -> GameRecord:
+    return parse_record(read_text(path).splitlines(), path, board_loader(board))
+
+
+def read_record_or_state(path: str, board: str | None = None) -> tuple[GameSetup, BoardState]:
+    """The setup and the board to score: a record's last state, or one state file."""
+    text = read_text(path)
+    try:
+        whole = json.loads(text)
+    except json.JSONDecodeError:
+        whole = None
+    if isinstance(whole, dict) and "cells" in whole:
+        try:
+            setup = parse_header({**whole, "game": "garum"}, board_loader(board))
+            state = BoardState.from_dict(whole)
+        except InputError as exc:
+            raise exc.located(source=path, line=1) from None
+        return setup, state
+    record = parse_record(text.splitlines(), path, board_loader(board))
+    return record.setup, record.states[-1] if record.states else BoardState()

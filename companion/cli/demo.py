@@ -1,0 +1,85 @@
+"""``companion demo``: a simulated Garum game played through the real rules engine."""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from typing import Any
+
+from companion.boards import BUILTIN, load_profile
+from companion.cli.score import render_table
+from companion.games.garum import Game, Variant, line_name, random_setup, score_state, simulate_game
+from companion.games.garum.state import BoardState
+
+COLOUR_NAMES = {"B": "blue", "G": "green", "Y": "yellow", "R": "red"}
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "demo",
+        help="play a simulated game on the embedded defaults",
+        description="Plays a simulated Garum game with the real rules engine and scores it.",
+    )
+    parser.add_argument("--board", default="troia", help=f"{' or '.join(BUILTIN)} or a file")
+    parser.add_argument("--players", type=int, choices=(2, 3, 4), default=4)
+    parser.add_argument("--variant", choices=[v.value for v in Variant], default="standard")
+    parser.add_argument("--seed", type=int, help="replay the same game")
+    parser.add_argument("--delay", type=float, default=0.05, help="seconds between turns")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    rng = random.Random(args.seed)
+    board = load_profile(args.board)
+    setup = random_setup(board, args.players, args.variant, rng)
+    names = {c: s.name for s in setup.seats for c in s.colours}
+    print(f"Garum on {board.title}: {args.players} players, {setup.variant.value} variant")
+    for seat in setup.seats:
+        print(f"  {seat.name}: {', '.join(COLOUR_NAMES[c] for c in seat.colours)}")
+    if setup.ghost:
+        print(f"  ghost: {COLOUR_NAMES[setup.ghost]}")
+    if setup.variant is Variant.HARUSPEX:
+        print(f"  aureus order: {' '.join(map(str, setup.aureus))}")
+    game = Game.new(setup)
+    for state in simulate_game(setup, rng):
+        turn = game.turn
+        assert turn is not None
+        verdict = game.judge(state)
+        if turn.colour == setup.turn_plan[4 * (turn.round - 1)].colour:
+            print(f"\nround {turn.round}: aureus {game.round_vat or verdict.placed_slot.vat}")  # type: ignore[union-attr]
+        before = game.bonus_scores[turn.colour]
+        game = game.advance(state)
+        who = names.get(turn.colour, "ghost")
+        parts = [f"  {COLOUR_NAMES[turn.colour]:<6} ({who}) places a tile"]
+        for line in verdict.new_workers:
+            kind = "dominus" if state.workers[line] and state.workers[line][1] == "d" else "vilicus"  # type: ignore[index]
+            parts.append(f"and a {kind} on {line_name(line)}")
+        gained = game.bonus_scores[turn.colour] - before
+        if gained:
+            parts.append(f"(bonus +{gained})")
+        status = "ok" if verdict.legal else ", ".join(verdict.codes)
+        print(" ".join(parts) + f"  [{status}]")
+        time.sleep(max(args.delay, 0))
+    print()
+    print(render_board(game.state))
+    print()
+    print(
+        render_table(
+            score_state(board, game.state, setup.seats, setup.ghost),
+            setup.ghost,
+            board.score_track_length,
+        )
+    )
+    return 0
+
+
+def render_board(state: BoardState) -> str:
+    """The board as text: column workers on top, row workers on the left."""
+    cols = state.workers[16:]
+    top = "     " + " ".join((w or "..")[:2] for w in cols)
+    lines = [top]
+    for r, row in enumerate(state.rows):
+        worker = (state.workers[r] or "..")[:2]
+        lines.append(f"{worker}   " + "  ".join(row))
+    return "\n".join(lines)
