@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 from pathlib import Path
 
@@ -43,7 +44,7 @@ def test_events_come_back_in_order_and_verify(tmp_path: Path) -> None:
         assert kinds == [EventKind.GAME_STARTED, EventKind.READING, EventKind.VERDICT,
                          EventKind.ACCEPTED, EventKind.LED]  # fmt: skip
         events = list(log.events())
-        assert all(b.prev == a.hash for a, b in zip(events, events[1:], strict=False))
+        assert all(b.prev == a.hash for a, b in itertools.pairwise(events))
         assert log.photo(events[1].photo or "") == JPEG
         assert log.verify().ok
 
@@ -80,7 +81,7 @@ def _tamper(path: Path, *statements: str) -> None:
 @pytest.mark.parametrize(
     ("sql", "bad_seq"),
     [
-        ("""UPDATE events SET payload = replace(payload, '"accept"', '"dispute"') WHERE seq = 3""", 3),
+        ("UPDATE events SET payload = replace(payload, 'accept', 'dispute') WHERE seq = 3", 3),
         ("DELETE FROM events WHERE seq = 2", 2),
         ("UPDATE photos SET jpeg = x'ffd8ffd9'", 2),
         ("UPDATE events SET at_s = at_s + 1 WHERE seq = 5", 5),
@@ -149,7 +150,6 @@ def test_fold_tracks_steps_flags_undo_and_export(tmp_path: Path) -> None:
         log.append(game, EventKind.ACCEPTED, {"board": board(3), "by": "operator"}, b"after")
         h = fold(log.events(game))
         assert h.flag is None and h.boards == [board(1), board(3)]
-        assert len(h.record_lines()) == 3
         log.append(game, EventKind.UNDO, {"by": "operator"})
         h = fold(log.events(game))
         assert h.boards == [board(1)]

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from companion.table.log import Event, EventKind, canonical_json
+from companion.table.log import Event, EventKind
 
 
 @dataclass(frozen=True)
@@ -69,13 +69,6 @@ class History:
             if step.photo is not None:
                 return step.photo
         return None
-
-    def record_lines(self) -> list[str]:
-        """The game as a game record (JSON Lines): the header, then each accepted state."""
-        header = dict(self.header)
-        if header.get("variant") == "emperor":
-            header["aureus"] = self.chosen_vats
-        return [canonical_json(header)] + [canonical_json(b) for b in self.boards]
 
     def apply(self, event: Event) -> History:
         """The history after one more event of this game."""

@@ -7,6 +7,7 @@ whole snapshot, so only the newest matters) rather than stalling the table.
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
 from typing import Any
@@ -33,10 +34,8 @@ class Subscription:
                 self.queue.put_nowait(update)
                 return
             except queue.Full:
-                try:
+                with contextlib.suppress(queue.Empty):
                     self.queue.get_nowait()
-                except queue.Empty:
-                    pass
 
     def close(self) -> None:
         self._hub.unsubscribe(self)

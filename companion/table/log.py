@@ -243,7 +243,9 @@ class GameLog:
             if seq != expected_seq:
                 return Verification(False, len(rows), expected_seq, "an event is missing")
             if stored_prev != prev:
-                return Verification(False, len(rows), seq, "the chain to the previous event is broken")
+                return Verification(
+                    False, len(rows), seq, "the chain to the previous event is broken"
+                )
             try:
                 recomputed = event_hash(prev, seq, game, kind, payload, photo, at_s)
             except (ValueError, TypeError):
@@ -251,7 +253,9 @@ class GameLog:
             if recomputed != digest:
                 return Verification(False, len(rows), seq, "the event's content was altered")
             if photo is not None and photos.get(photo) != photo:
-                return Verification(False, len(rows), seq, "its evidence photo is missing or altered")
+                return Verification(
+                    False, len(rows), seq, "its evidence photo is missing or altered"
+                )
             prev = digest
             expected_seq += 1
         return Verification(True, len(rows))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from companion.games.garum import Game, GameSetup, parse_record, record_lines
@@ -31,3 +32,10 @@ def game_at(history: History, steps: int | None = None) -> Game:
         elif step.board is not None:
             game = game.advance(BoardState.from_dict(step.board))
     return game
+
+
+def export_lines(history: History) -> list[str]:
+    """The game as a game record (JSON Lines); an Emperor game lists the vats chosen."""
+    game = game_at(history)
+    setup = replace(game.setup, aureus=game.vats)
+    return record_lines(setup, (BoardState.from_dict(b) for b in history.boards))

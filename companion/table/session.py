@@ -27,6 +27,7 @@ from companion.games.garum import (
     Game,
     GameSetup,
     Seat,
+    SetupError,
     Variant,
     Verdict,
     ViolationCode,
@@ -34,7 +35,6 @@ from companion.games.garum import (
 from companion.games.garum.state import BoardState
 from companion.table.history import Flag, History, fold
 from companion.table.hub import Hub
-from companion.table.replay import game_at, header_of
 from companion.table.log import EventKind, GameLog
 from companion.table.ports import (
     Button,
@@ -46,6 +46,7 @@ from companion.table.ports import (
     ReadingSource,
     TableLights,
 )
+from companion.table.replay import game_at, header_of
 from companion.table.view import table_view
 
 # Violations meaning that something already accepted moved: the board is out of step with
@@ -123,7 +124,9 @@ class TableSession:
         if h.ended is not None:
             return TableState.ENDED
         if h.flag is not None:
-            return TableState.DESYNC if h.flag.outcome == "desync" else TableState.AWAITING_CORRECTION
+            return (
+                TableState.DESYNC if h.flag.outcome == "desync" else TableState.AWAITING_CORRECTION
+            )
         return TableState.PLAYING
 
     @property
@@ -179,16 +182,21 @@ class TableSession:
 
     def attach_readings(self, source: ReadingSource) -> None:
         """Pumps a reading source from its own thread into the queue."""
-        self._pump(lambda: (self.feed(r) for r in source.readings()), "readings")
+
+        def loop() -> None:
+            for reading in source.readings():
+                self.feed(reading)
+
+        self._pump(loop, "readings")
 
     def attach_buttons(self, source: ButtonSource) -> None:
-        self._pump(lambda: (self.press(p) for p in source.presses()), "buttons")
-
-    def _pump(self, make: Callable[[], Any], name: str) -> None:
         def loop() -> None:
-            for _ in make():
-                pass
+            for press in source.presses():
+                self.press(press)
 
+        self._pump(loop, "buttons")
+
+    def _pump(self, loop: Callable[[], None], name: str) -> None:
         thread = threading.Thread(target=loop, name=f"table-{name}", daemon=True)
         thread.start()
         self._pumps.append(thread)
@@ -248,10 +256,6 @@ class TableSession:
                 self._append(EventKind.READING, {"board": observed.to_dict()}, reading.jpeg)
                 self._append(EventKind.VERDICT, {"outcome": "restored"})
             return "unchanged"
-        if game.turn is not None and game.turn.vat is None:
-            self._vat_from_first_tile(expected, observed)
-            game = self._game
-        assert game is not None
         verdict = game.judge(observed)
         self._append(EventKind.READING, {"board": observed.to_dict()}, reading.jpeg)
         outcome = self._outcome(verdict)
@@ -267,19 +271,6 @@ class TableSession:
         if any(v.code in DESYNC_CODES for v in verdict.violations):
             return "desync"
         return "dispute"
-
-    def _vat_from_first_tile(self, expected: BoardState, observed: BoardState) -> None:
-        """Emperor variant: the first tile placed in the round names the chosen vat."""
-        assert self._game is not None and self._profile is not None
-        vats = {
-            self._profile.vat_of_cell[i]
-            for i, (a, b) in enumerate(zip(expected.cells, observed.cells, strict=True))
-            if a == "." and b in "BGYR"
-        }
-        if len(vats) == 1:
-            (vat,) = vats
-            if vat is not None:
-                self._choose_vat(vat, "tile")
 
     def _accept(self, board: BoardState, jpeg: bytes | None, kind: EventKind, by: str) -> None:
         assert self._game is not None
@@ -325,7 +316,9 @@ class TableSession:
         self._require(TableState.AWAITING_CORRECTION, TableState.DESYNC)
         flag = self._flag()
         photo = self.log.photo(flag.reading.photo) if flag.reading.photo else None
-        self._accept(BoardState.from_dict(flag.reading.board), photo, EventKind.ACCEPTED, "operator")
+        self._accept(
+            BoardState.from_dict(flag.reading.board), photo, EventKind.ACCEPTED, "operator"
+        )
         return "accepted"
 
     def _do_correct(self, board: Mapping[str, Any]) -> str:
@@ -451,16 +444,31 @@ def verdict_payload(
         | {c for v in verdict.violations for c in v.cells}
     )
     lines = sorted(
-        {i for i, (a, b) in enumerate(zip(expected.workers, observed.workers, strict=True)) if a != b}
+        {
+            i
+            for i, (a, b) in enumerate(zip(expected.workers, observed.workers, strict=True))
+            if a != b
+        }
         | {ln for v in verdict.violations for ln in v.lines}
     )
     t = verdict.turn
     return {
         "outcome": outcome,
         "legal": verdict.legal,
-        "turn": {"number": t.number, "round": t.round, "colour": t.colour, "seat": t.seat, "vat": t.vat},
+        "turn": {
+            "number": t.number,
+            "round": t.round,
+            "colour": t.colour,
+            "seat": t.seat,
+            "vat": t.vat,
+        },
         "violations": [
-            {"code": v.code.value, "message": v.message, "cells": list(v.cells), "lines": list(v.lines)}
+            {
+                "code": v.code.value,
+                "message": v.message,
+                "cells": list(v.cells),
+                "lines": list(v.lines),
+            }
             for v in verdict.violations
         ],
         "cells": cells,
@@ -484,7 +492,5 @@ def make_setup(
         return GameSetup.create(
             board, variant, seats, ghost=request.ghost, first_seat=request.first_seat, rng=rng
         )
-    except ValueError as exc:
-        raise InputError(str(exc), field="setup") from exc
-
-
+    except SetupError as exc:
+        raise InputError(exc.message, field=exc.field) from exc

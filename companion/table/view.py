@@ -44,7 +44,7 @@ def scores_view(setup: GameSetup, state: BoardState) -> dict[str, Any]:
     """Scores if the game ended now: per colour (bonus, workers, lines) and per seat."""
     sheet = score_state(setup.board, state, setup.seats, setup.ghost)
     return {
-        "colours": {c: _plain(s) for c, s in sheet.colours.items()},
+        "colours": {c: {**_plain(s), "total": s.total} for c, s in sheet.colours.items()},
         "seats": [_plain(s) for s in sheet.seats],
         "winners": list(sheet.winners),
     }
@@ -83,9 +83,7 @@ def table_view(
             "legal_worker_spaces": list(game.legal_worker_spaces()),
             "legal_cells": sorted({c for s in game.legal_slots() for c in s.cells}),
         }
-    view["aureus"] = list(history.chosen_vats) if setup.variant.value == "emperor" else list(
-        setup.aureus
-    )
+    view["aureus"] = list(game.vats)
     view["round_vat"] = game.round_vat
     view["bonus_scores"] = dict(game.bonus_scores)
     view["workers_left"] = {

@@ -21,9 +21,9 @@ from companion.boards.profile import BoardProfile, load_profile
 from companion.errors import CompanionError
 from companion.table.history import fold
 from companion.table.log import EventKind
-from companion.table.replay import game_at
-from companion.table.view import table_view
 from companion.table.ports import LightStatus, TableLights
+from companion.table.replay import export_lines, game_at
+from companion.table.view import table_view
 from companion.web.api import perform
 from companion.web.app import services
 from companion.web.auth import csrf_required, log_in, operator_required
@@ -212,7 +212,7 @@ def export(game: int) -> Response:
     events = list(services().log.events(game))
     if not events or events[0].kind is not EventKind.GAME_STARTED:
         abort(404, f"no game {game} in the log")
-    body = "\n".join(fold(events).record_lines()) + "\n"
+    body = "\n".join(export_lines(fold(events))) + "\n"
     return Response(
         body,
         mimetype="application/x-ndjson",
