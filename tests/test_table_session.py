@@ -20,7 +20,9 @@ from companion.table.session import ActionError, NewGame, TableSession, TableSta
 TWO = (("Ana", ("B", "G")), ("Ben", ("Y", "R")))
 
 
-def start(tmp_path: Path, variant: str = "standard", seed: int = 1) -> tuple[TableSession, RecordingLights]:
+def start(
+    tmp_path: Path, variant: str = "standard", seed: int = 1
+) -> tuple[TableSession, RecordingLights]:
     lights = RecordingLights()
     session = TableSession(GameLog(tmp_path / "table.db"), lights, rng=random.Random(seed))
     session.submit("new_game", request=NewGame("troia", variant, TWO))
@@ -87,7 +89,9 @@ def test_an_illegal_move_is_flagged_then_accepted_by_the_operator(tmp_path: Path
     assert flag["outcome"] == "dispute"
     assert {v["code"] for v in flag["violations"]} & {"wrong_vat", "extra_tile"}
     assert all(v["message"] for v in flag["violations"])
-    assert flag["before_photo"] and flag["after_photo"] and flag["before_photo"] != flag["after_photo"]
+    assert (
+        flag["before_photo"] and flag["after_photo"] and flag["before_photo"] != flag["after_photo"]
+    )
     assert session.game.turn.number == 2  # type: ignore[union-attr]  # the game waits
     assert session.operate("accept") == "accepted"
     session.drain()
