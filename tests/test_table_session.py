@@ -245,7 +245,7 @@ def test_unplugged_lights_do_not_stop_the_table(tmp_path: Path) -> None:
 
 
 def test_threads_only_enqueue_and_the_owner_decides(tmp_path: Path) -> None:
-    session, lights = start(tmp_path)
+    session, _ = start(tmp_path)
     states = script(session)
     buttons = QueueButtons()
     stop = threading.Event()

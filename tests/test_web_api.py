@@ -113,8 +113,16 @@ def test_forms_need_a_login_and_csrf(client: FlaskClient, session: TableSession)
 
 def test_the_setup_form_starts_a_game(client: FlaskClient, session: TableSession) -> None:
     token = login(client)
-    form = {"csrf_token": token, "board": "troia", "variant": "haruspex", "name0": "Ana",
-            "colours0": ["B", "G"], "name1": "Ben", "colours1": ["Y", "R"], "first_seat": "1"}  # fmt: skip
+    form = {
+        "csrf_token": token,
+        "board": "troia",
+        "variant": "haruspex",
+        "name0": "Ana",
+        "colours0": ["B", "G"],
+        "name1": "Ben",
+        "colours1": ["Y", "R"],
+        "first_seat": "1",
+    }
     assert client.post("/operator/new_game", data=form).status_code == 302
     assert session.game is not None and session.game.setup.first_seat == 1
     page = client.get("/").get_data(as_text=True)
