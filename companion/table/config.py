@@ -14,7 +14,7 @@ from typing import Any
 
 from companion.errors import InputError
 
-CAMERA_KINDS = ("none", "record")
+CAMERA_KINDS = ("none", "record", "simulated")
 LIGHT_KINDS = ("none", "print")
 BUTTON_KINDS = ("none", "gpio")
 

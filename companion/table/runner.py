@@ -7,14 +7,18 @@ adding a backend is one more case in :func:`make_readings`, :func:`make_lights` 
 
 from __future__ import annotations
 
+import functools
+import random
 import sys
 import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from companion.boards.profile import load_profile
 from companion.errors import InputError
 from companion.games.garum import parse_record
 from companion.table.config import Backend, TableConfig
+from companion.table.frames import render_jpeg
 from companion.table.gpio_buttons import GpioButtons
 from companion.table.log import GameLog
 from companion.table.ports import (
@@ -24,11 +28,22 @@ from companion.table.ports import (
     ReadingSource,
     TableLights,
 )
-from companion.table.session import NewGame, TableSession
-from companion.table.sources import RecordReadings
+from companion.table.session import NewGame, TableSession, make_setup
+from companion.table.sources import RecordReadings, simulated_players
 from companion.web import Services, create_app
 from companion.web.config import WebConfig
 from companion.web.serve import DashboardServer
+
+DEFAULT_GAME: dict[str, Any] = {
+    "board": "troia",
+    "variant": "standard",
+    "seats": [
+        {"name": "Livia", "colours": ["B"]},
+        {"name": "Marcus", "colours": ["G"]},
+        {"name": "Julia", "colours": ["Y"]},
+        {"name": "Titus", "colours": ["R"]},
+    ],
+}
 
 
 class PrintedLights:
@@ -59,6 +74,15 @@ def make_readings(config: TableConfig) -> tuple[ReadingSource | None, NewGame | 
         record = parse_record(lines, str(path))
         interval = float(backend.options.get("interval_s", 2.0))
         return RecordReadings(record.states, interval_s=interval), NewGame.of(record.setup)
+    if backend.kind == "simulated":
+        request = new_game_from(config.game or DEFAULT_GAME, config.source)
+        setup = make_setup(request, load_profile, random.Random(backend.options.get("seed")))
+        rng = random.Random(backend.options.get("seed"))
+        mistakes = tuple(backend.options.get("mistakes_at", (4,)))
+        states = simulated_players(setup, rng, mistakes_at=mistakes)
+        interval = float(backend.options.get("interval_s", 2.0))
+        frames = functools.partial(render_jpeg, setup.board)
+        return RecordReadings(states, interval_s=interval, frame=frames), NewGame.of(setup)
     return None, None
 
 
