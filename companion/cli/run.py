@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import signal
 import threading
+from dataclasses import replace
 from typing import Any
 
 from companion.table.config import load_config
@@ -29,8 +30,6 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     if args.port is not None:
-        from dataclasses import replace
-
         config = replace(config, port=args.port)
     web = WebConfig.from_env()
     table = Table.open(config, web=web).start()
