@@ -183,3 +183,17 @@ def test_events_stream_starts_with_the_current_state(
     assert next(chunks).startswith(b": keep-alive")
     response.close()
     assert session.hub.subscribers == 0
+
+
+def test_guessing_the_pin_is_throttled(client: FlaskClient) -> None:
+    token = csrf(client)
+    for _ in range(5):
+        assert client.post("/login", data={"pin": "0000", "csrf_token": token}).status_code == 401
+    response = client.post("/login", data={"pin": TOKEN, "csrf_token": token})
+    assert response.status_code == 429  # even the right PIN waits out the window
+
+
+def test_guessing_the_token_is_throttled(client: FlaskClient) -> None:
+    for _ in range(5):
+        assert op(client, "end", token="0000").status_code == 401  # type: ignore[attr-defined]
+    assert op(client, "new_game", NEW_GAME).status_code == 429  # type: ignore[attr-defined]

@@ -163,6 +163,7 @@ class TableSession:
         self.lights_error: str | None = None
         self._lights_pending = False
         self._running = threading.Event()
+        self._drain_lock = threading.Lock()
         self._resume()
 
     # -- state -----------------------------------------------------------------------------
@@ -277,6 +278,10 @@ class TableSession:
 
     def drain(self) -> int:
         """Processes everything queued, on the calling thread (tests and single-thread use)."""
+        with self._drain_lock:
+            return self._drain()
+
+    def _drain(self) -> int:
         n = 0
         while True:
             try:

@@ -10,7 +10,7 @@ from werkzeug.exceptions import HTTPException
 
 from companion.errors import CompanionError, InputError
 from companion.web.api import bp as api_bp
-from companion.web.auth import csrf_token, is_operator
+from companion.web.auth import LoginThrottle, csrf_token, is_operator
 from companion.web.config import WebConfig
 from companion.web.pages import bp as pages_bp
 from companion.web.services import Services
@@ -28,6 +28,7 @@ def create_app(config: WebConfig | None = None, services: Services | None = None
         SESSION_COOKIE_SAMESITE="Strict",
     )
     app.extensions["companion"] = services
+    app.extensions["companion_login"] = LoginThrottle()
 
     app.register_blueprint(api_bp)
     app.register_blueprint(pages_bp)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hmac
 import secrets
+import threading
+import time
 from collections.abc import Callable
 from functools import wraps
 from typing import Any, TypeVar, cast
@@ -59,8 +61,33 @@ def csrf_ok() -> bool:
     )
 
 
+class LoginThrottle:
+    """At most ``attempts`` wrong PINs per ``window_s``: a short PIN cannot be guessed fast."""
+
+    def __init__(self, attempts: int = 5, window_s: float = 60.0) -> None:
+        self.attempts = attempts
+        self.window_s = window_s
+        self._failures: list[float] = []
+        self._lock = threading.Lock()
+
+    def blocked(self) -> bool:
+        now = time.monotonic()
+        with self._lock:
+            self._failures = [t for t in self._failures if now - t < self.window_s]
+            return len(self._failures) >= self.attempts
+
+    def failed(self) -> None:
+        with self._lock:
+            self._failures.append(time.monotonic())
+
+
 def log_in(pin: str) -> bool:
+    """Checks the PIN (refusing all while throttled) and opens an operator session."""
+    throttle: LoginThrottle = current_app.extensions["companion_login"]
+    if throttle.blocked():
+        abort(429, "too many wrong PINs: wait a minute")
     if not _token_matches(pin):
+        throttle.failed()
         return False
     session.clear()
     session["operator"] = True
@@ -73,8 +100,15 @@ def operator_required(view: F) -> F:
 
     @wraps(view)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        if _token_matches(header_token()):
-            return view(*args, **kwargs)
+        offered = header_token()
+        if offered is not None:
+            throttle: LoginThrottle = current_app.extensions["companion_login"]
+            if throttle.blocked():
+                abort(429, "too many wrong tokens: wait a minute")
+            if _token_matches(offered):
+                return view(*args, **kwargs)
+            throttle.failed()
+            abort(401, "wrong operator token")
         if not session.get("operator"):
             abort(401, "operator token or PIN login required")
         if not csrf_ok():
