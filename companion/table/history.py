@@ -59,10 +59,6 @@ class History:
         """The accepted board states in play order."""
         return [s.board for s in self.steps if s.board is not None]
 
-    @property
-    def chosen_vats(self) -> list[int]:
-        return [s.vat for s in self.steps if s.vat is not None]
-
     def last_photo(self) -> str | None:
         """The evidence photo of the last accepted change (the "before" of a dispute)."""
         for step in reversed(self.steps):

@@ -155,11 +155,9 @@ class TableSession:
         self._lock = threading.Lock()
         self._history: History | None = None
         self._game: Game | None = None
-        self._profile: BoardProfile | None = None
         self._last_seen: BoardState | None = None
         self._shown: TableLights | None = None
         self._snapshot: dict[str, Any] = {}
-        self._pumps: list[threading.Thread] = []
         self.lights_error: str | None = None
         self._lights_pending = False
         self._running = threading.Event()
@@ -189,10 +187,6 @@ class TableSession:
     def history(self) -> History | None:
         return self._history
 
-    @property
-    def profile(self) -> BoardProfile | None:
-        return self._profile
-
     def snapshot(self) -> dict[str, Any]:
         """The latest published view of the table (the ``/api/state`` body)."""
         with self._lock:
@@ -210,7 +204,6 @@ class TableSession:
         """The rules position is a pure function of the accepted steps."""
         assert self._history is not None
         self._game = game_at(self._history)
-        self._profile = self._game.setup.board
 
     # -- inputs (any thread) -------------------------------------------------------------
 
@@ -254,7 +247,6 @@ class TableSession:
     def _pump(self, loop: Callable[[], None], name: str) -> None:
         thread = threading.Thread(target=loop, name=f"table-{name}", daemon=True)
         thread.start()
-        self._pumps.append(thread)
 
     # -- the owner thread ------------------------------------------------------------------
 
@@ -360,7 +352,6 @@ class TableSession:
         header = header_of(setup)
         event = self.log.start_game(header)
         self._history = fold([event])
-        self._profile = setup.board
         self._game = Game.new(setup)
         self._last_seen = None
         return event.game
