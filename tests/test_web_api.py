@@ -6,6 +6,7 @@ import json
 import random
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,10 +14,12 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from companion.games.garum import parse_record, simulate_game
+from companion.games.garum.state import BoardState
 from companion.table.fakes import RecordingLights
 from companion.table.log import GameLog
 from companion.table.ports import Reading
 from companion.table.session import TableSession
+from companion.table.sources import misplaced
 from companion.web import Services, create_app
 from companion.web.config import WebConfig
 
@@ -197,3 +200,41 @@ def test_guessing_the_token_is_throttled(client: FlaskClient) -> None:
     for _ in range(5):
         assert op(client, "end", token="0000").status_code == 401  # type: ignore[attr-defined]
     assert op(client, "new_game", NEW_GAME).status_code == 429  # type: ignore[attr-defined]
+
+
+def test_operator_actions_over_http(client: FlaskClient, session: TableSession) -> None:
+    op(client, "new_game", NEW_GAME)
+    assert session.game is not None
+    states = simulate_game(session.game.setup, random.Random(6))
+    session.feed(Reading(misplaced(session.game, states[0]), b"\xff\xd8after"))
+    session.drain()
+    page = client.get("/").get_data(as_text=True)
+    assert "Illegal move" in page and "placed 2 tiles" in page
+    response = op(client, "correct", {"board": states[0].to_dict()})
+    assert response.get_json()["result"] == "corrected"  # type: ignore[attr-defined]
+    assert response.get_json()["state"]["turn"]["number"] == 2  # type: ignore[attr-defined]
+    assert op(client, "undo").get_json()["result"] == "undone"  # type: ignore[attr-defined]
+    bad = op(client, "correct", {"board": {"cells": "nope"}})
+    assert bad.status_code == 400 and "board.cells" in bad.get_json()["error"]  # type: ignore[attr-defined]
+
+
+def test_desync_page_and_emperor_choice(client: FlaskClient, session: TableSession) -> None:
+    op(client, "new_game", dict(NEW_GAME, variant="emperor"))
+    assert client.get("/api/state").get_json()["lights"]["status"] == "choose_vat"
+    assert op(client, "choose_vat", {"vat": "x"}).status_code == 400  # type: ignore[attr-defined]
+    assert op(client, "choose_vat", {"vat": 7}).status_code == 200  # type: ignore[attr-defined]
+    assert client.get("/api/state").get_json()["turn"]["vat"] == 7
+    assert op(client, "choose_vat", {"vat": 8}).status_code == 409  # type: ignore[attr-defined]
+    assert session.game is not None
+    setup = session.game.setup
+    first = simulate_game(replace(setup, aureus=(7,)), random.Random(1))[0]
+    session.feed(Reading(first))
+    session.drain()
+    cells = list(first.cells)
+    taken = next(i for i, ch in enumerate(cells) if ch != ".")
+    cells[taken] = "."
+    session.feed(Reading(BoardState("".join(cells), first.workers)))
+    session.drain()
+    page = client.get("/").get_data(as_text=True)
+    assert "The board differs from the game" in page
+    assert f'class="cell flagged" data-cell="{taken}"' in page
