@@ -210,6 +210,8 @@ def test_operator_actions_over_http(client: FlaskClient, session: TableSession) 
     session.drain()
     page = client.get("/").get_data(as_text=True)
     assert "Illegal move" in page and "placed 2 tiles" in page
+    replay = client.get("/history/1").get_data(as_text=True)
+    assert "placed 2 tiles" in replay and "/photo/" in replay
     response = op(client, "correct", {"board": states[0].to_dict()})
     assert response.get_json()["result"] == "corrected"  # type: ignore[attr-defined]
     assert response.get_json()["state"]["turn"]["number"] == 2  # type: ignore[attr-defined]

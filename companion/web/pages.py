@@ -188,7 +188,13 @@ def replay(game: int) -> str:
     g = game_at(h, step)
     shown = replace(h, steps=h.steps[:step], flag=None)
     view = table_view("replay", g, shown, TableLights(LightStatus.IDLE))
-    disputes = [e for e in events if e.kind is EventKind.VERDICT and not e.payload.get("legal")]
+    disputes = []
+    photo = None
+    for e in events:
+        if e.kind is EventKind.READING:
+            photo = e.photo
+        elif e.kind is EventKind.VERDICT and e.payload.get("outcome") in ("dispute", "desync"):
+            disputes.append({**e.payload, "after_photo": photo})
     return render_template(
         "replay.html",
         step=step,
