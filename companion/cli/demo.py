@@ -45,11 +45,11 @@ def run(args: argparse.Namespace) -> int:
     for state in simulate_game(setup, rng):
         turn = game.turn
         assert turn is not None
-        verdict = game.judge(state)
-        if turn.colour == setup.turn_plan[4 * (turn.round - 1)].colour:
-            print(f"\nround {turn.round}: aureus {game.round_vat or verdict.placed_slot.vat}")  # type: ignore[union-attr]
         before = game.bonus_scores[turn.colour]
-        game = game.advance(state)
+        round_vat = game.round_vat
+        verdict, game = game.play(state)
+        if turn.colour == setup.turn_plan[4 * (turn.round - 1)].colour:
+            print(f"\nround {turn.round}: aureus {round_vat or game.vats[turn.round - 1]}")
         who = names.get(turn.colour, "ghost")
         parts = [f"  {COLOUR_NAMES[turn.colour]:<6} ({who}) places a tile"]
         for line in verdict.new_workers:
