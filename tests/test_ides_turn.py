@@ -73,7 +73,7 @@ def test_turn_3_green_gives_one_action() -> None:
         game.apply(Pass())
     assert exc.value.code is Rule.MUST_ACT
     after = game.apply(DrawTile(to_stockpile=True))
-    assert after.current == 1 and after.players[0].stockpile == 1
+    assert after.current == 1 and after.players[0].stockpile == 2
 
 
 def test_turn_3_green_lay_stockpiled_needs_a_tile() -> None:
