@@ -172,20 +172,25 @@ def test_turn_3_purple_card_comes_before_the_purple_die() -> None:
     assert game.phase is Phase.PURPLE
 
 
+def purple_done() -> Game:
+    """Orange purple, its green option taken: the purple die is next."""
+    return turn(new(), Face.PURPLE).apply(DrawTile(to_stockpile=False))
+
+
 def test_turn_4_purple_die_green_is_one_action() -> None:
-    game = roll(turn(new(), Face.PURPLE).apply(DrawTile(to_stockpile=False)), Face.GREEN, Die.PURPLE)
+    game = roll(purple_done(), Face.GREEN, Die.PURPLE)
     assert game.phase is Phase.ACTION and game.turn.actions_left == 1
     game = game.apply(DrawTile(to_stockpile=False))
     assert game.current == 1
 
 
 def test_turn_4_purple_die_red_ends_the_turn() -> None:
-    game = roll(turn(new(), Face.PURPLE).apply(DrawTile(to_stockpile=False)), Face.RED, Die.PURPLE)
+    game = roll(purple_done(), Face.RED, Die.PURPLE)
     assert game.current == 1
 
 
 def test_turn_4_purple_die_purple_two_actions_second_optional() -> None:
-    game = roll(turn(new(), Face.PURPLE).apply(DrawTile(to_stockpile=False)), Face.PURPLE, Die.PURPLE)
+    game = roll(purple_done(), Face.PURPLE, Die.PURPLE)
     assert game.turn.actions_left == 2
     assert "pass" not in kinds(game)
     game = game.apply(DrawTile(to_stockpile=True))
