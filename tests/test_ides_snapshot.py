@@ -80,7 +80,7 @@ def test_two_on_the_podium_refused() -> None:
 
 
 def test_action_codec_round_trip_and_errors() -> None:
-    for action in mid_card().legal_actions() + [Move(Square.HILL_4, Passage.BRIBE_OUTPOST)]:
+    for action in [*mid_card().legal_actions(), Move(Square.HILL_4, Passage.BRIBE_OUTPOST)]:
         assert action_from_dict(json.loads(json.dumps(action_to_dict(action)))) == action
     with pytest.raises(InputError) as exc:
         action_from_dict({"kind": "fly"})
