@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from companion.games.ides.dice import Die, Face
-from companion.games.ides.rules import NUMERALS
+from companion.games.ides.rules import NUMERALS, PUSH_BACK_STACK
 
 
 class Rank(StrEnum):
@@ -144,7 +144,7 @@ class Player:
         return tuple(
             n + 1
             for n in range(NUMERALS)
-            if self.commander_row[n] >= 3 and not self.commander_flipped[n]
+            if self.commander_row[n] >= PUSH_BACK_STACK and not self.commander_flipped[n]
         )
 
 
