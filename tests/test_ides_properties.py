@@ -85,7 +85,7 @@ def test_legal_actions_are_exactly_the_accepted_ones(seed: int) -> None:
     history = simulate(3, rng, max_steps=300)
     for _, game in history[:: max(1, len(history) // 25)]:
         legal = set(game.legal_actions())
-        for candidate in game._candidates():
+        for candidate in game.candidates():
             concrete = faced(candidate, rng)
             try:
                 game.apply(concrete)  # type: ignore[arg-type]

@@ -136,7 +136,7 @@ class Game:
         """Exactly the choices the rules allow the current player now (rolls without faces)."""
         draft = self._draft()
         out: list[Action] = []
-        for action in self._candidates():
+        for action in self.candidates():
             try:
                 draft.check(action, need_face=False)
             except IllegalAction:
@@ -166,8 +166,9 @@ class Game:
             action = throw(action, dice)
         return action, self.apply(action)
 
-    def _candidates(self) -> list[Action]:
-        """Every action of the vocabulary that could fit this step, legal or not."""
+    def candidates(self) -> list[Action]:
+        """Every action of the vocabulary that could fit this step, legal or not: a UI can
+        show the rest disabled, with ``refusal`` saying why."""
         seats = range(len(self.players))
         phase = self.phase
         me = self.player
