@@ -193,3 +193,19 @@ def test_holder_leaving_the_podium_reopens_the_game() -> None:
     game = step(game, Square.HILL_1)
     assert game.forum_holder is None and not game.players[1].out
     assert "draw-card" in kinds(game)  # a dice move within the hills still draws
+
+
+def test_taking_the_podium_with_the_last_action_skips_a_next_player_now_out() -> None:
+    game = seat(three(Square.HILL_2), 1, token=Token.MISS_A_TURN)
+    game = card(step(turn(game, Face.GREEN), Square.HILL_1), 1)  # numeral I: a bonus move
+    game = step(game, Square.PODIUM)  # the bonus move: no coin, no card, the turn ends
+    assert game.forum_holder == 0 and game.players[1].out
+    assert game.current == 2 and game.phase is Phase.FREE_TILE
+
+
+def test_leaving_the_podium_with_the_last_action_gives_the_next_turn_to_a_returner() -> None:
+    game = green_tile(turn(held(), Face.RED))  # Bo out, Cy plays
+    game = card(roll(free(game, stockpile=False), Face.GREEN, Die.PURPLE), 4)
+    game = step(game, Square.HILL_1).apply(DrawCard(2)).apply(CardDone())
+    assert game.forum_holder is None
+    assert game.current == 1  # Bo is back, and it is his turn

@@ -39,7 +39,8 @@ def check_invariants(game: Game) -> None:
         assert game.legal_actions() == []
     else:
         assert game.winner is None
-        assert not game.player.out
+        if game.player.out:  # put out by their own card: they finish it, then the dice pass
+            assert game.phase is Phase.CARD and game.turn.ending
         assert game.legal_actions(), f"stuck at {game.phase}"
 
 

@@ -107,6 +107,7 @@ class Draft:
     faces: DiceFaces
     rolls: list[RollRecord] = field(default_factory=list)
     winner: int | None = None
+    passing: bool = False  # the turn is over: pass the dice once the Forum is settled
 
     # ----------------------------------------------------------------- reading
     @property
@@ -309,6 +310,8 @@ class Draft:
         before = self.holder()
         self._execute(action)
         self._settle_forum(before)
+        if self.passing and self.turn.phase is not Phase.OVER:
+            self._pass_dice()
 
     def _execute(self, action: Action) -> None:
         seat = self.current
@@ -615,6 +618,11 @@ class Draft:
             self.turn = Turn(phase=Phase.OVER)
 
     def end_turn(self) -> None:
+        """Marks the turn over; the dice pass after the Forum is settled, so a player who
+        returns (or goes out) with this very action is counted when choosing who is next."""
+        self.passing = True
+
+    def _pass_dice(self) -> None:
         me = self.me
         if me.expressway is Expressway.EARNED and self.turn.expressway_offered:
             self.update(self.current, expressway=Expressway.LAPSED)
