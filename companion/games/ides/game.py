@@ -39,8 +39,9 @@ from companion.games.ides.actions import (
     TakeMissATurn,
     action_to_dict,
 )
+from companion.games.ides.checks import forum_holder
 from companion.games.ides.dice import Dice, DiceFaces, Die
-from companion.games.ides.engine import Draft, forum_holder
+from companion.games.ides.engine import Draft
 from companion.games.ides.rules import IllegalAction, Rule
 from companion.games.ides.state import (
     BOARD_SQUARES,
