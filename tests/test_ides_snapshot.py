@@ -12,11 +12,15 @@ from ides_support import new, seat, step, turn
 
 from companion.errors import InputError
 from companion.games.ides import (
+    CardDone,
+    CardMissTurn,
     DrawCard,
     Face,
     Game,
     Move,
     Passage,
+    Phase,
+    Rank,
     Square,
     action_from_dict,
     action_to_dict,
@@ -102,3 +106,22 @@ def test_action_codec_round_trip_and_errors() -> None:
 def test_describe_names_the_action() -> None:
     assert describe(Move(Square.HILL_4)) == "move(to=hill-4, passage=step)"
     assert describe(DrawCard(3)) == "draw-card(numeral=3)"
+
+
+def test_player_out_by_their_own_card_resumes_mid_card() -> None:
+    game = seat(new(3), 2, rank=Rank.COMMANDER, square=Square.PODIUM)
+    game = seat(game, 0, square=Square.HILL_2)
+    game = step(turn(game, Face.GREEN), Square.HILL_3).apply(DrawCard(2))
+    game = game.apply(CardMissTurn(0))  # Ann misses a turn while Cy holds the Forum: out
+    assert game.player.out and game.phase is Phase.CARD
+    assert Game.from_dict(json.loads(json.dumps(game.to_dict()))) == game
+    game = game.apply(CardDone())
+    assert game.current == 1
+
+
+def test_current_player_out_between_turns_refused() -> None:
+    def out(d: dict[str, Any]) -> None:
+        d["players"][0]["out"] = True
+        d["turn"] = {**d["turn"], "phase": "free-tile", "card": None}
+
+    assert damaged(out).field == "current"

@@ -269,7 +269,8 @@ class Game:
             raise rd.fail("players", "two sigilla on the Forum podium")
         if (game.winner is not None) != game.over:
             raise rd.fail("winner", "a winner is named exactly when the phase is 'over'")
-        if game.player.out and not game.over:
+        finishing = game.phase is Phase.CARD and game.turn.ending  # out by their own card
+        if game.player.out and not (game.over or finishing):
             raise rd.fail("current", "the current player is out of the game")
         return game
 
