@@ -13,7 +13,6 @@ thread-backed emulator also injects line noise and can play dead.
 from __future__ import annotations
 
 import contextlib
-import enum
 import os
 import random
 import select
@@ -29,36 +28,15 @@ from pathlib import Path
 from typing import Any
 
 from companion.errors import CompanionError
-from companion.link import protocol
 from companion.link.firmware import firmware_dir, load_module
-from companion.link.lights import TableLights
-
-RGB = tuple[int, int, int]
-
-
-class DeviceMode(enum.Enum):
-    """What the emulated device is doing."""
-
-    UNPLUGGED = "unplugged"
-    WAITING = "waiting"  # powered or greeted, no state yet: status LED blue
-    SHOWING = "showing"
-    DISCONNECTED = "disconnected"  # heartbeat timeout: everything dark, status blinks red
-
-
-_MODES = {
-    protocol.MODE_WAITING: DeviceMode.WAITING,
-    protocol.MODE_SHOWING: DeviceMode.SHOWING,
-    protocol.MODE_DISCONNECTED: DeviceMode.DISCONNECTED,
-}
+from companion.link.lights import DeviceMode, LedReadout, TableLights
 
 
 @dataclass(frozen=True)
 class LedSnapshot:
     """The emulated LEDs at one moment, plus the device's own counters."""
 
-    mode: DeviceMode
-    lights: TableLights | None
-    pixels: tuple[RGB, ...]
+    leds: LedReadout
     frames_ok: int = 0
     crc_errors: int = 0
     length_errors: int = 0
@@ -68,9 +46,13 @@ class LedSnapshot:
     applied: int = 0
     timeouts: int = 0
 
-    def lit(self) -> dict[int, RGB]:
-        """Chain index -> colour of every LED that is on."""
-        return {i: rgb for i, rgb in enumerate(self.pixels) if any(rgb)}
+    @property
+    def mode(self) -> DeviceMode:
+        return self.leds.mode
+
+    @property
+    def lights(self) -> TableLights | None:
+        return self.leds.lights
 
 
 class _Pty:
@@ -166,18 +148,15 @@ class Emulator:
         return self._thread is not None and self._thread.is_alive()
 
     def snapshot(self) -> LedSnapshot:
+        """The LEDs as the firmware reports them, and its counters; safe from any thread."""
         with self._lock:
             device = self._device
             if device is None:
-                return LedSnapshot(DeviceMode.UNPLUGGED, None, ((0, 0, 0),) * 23)
+                count = self._config.LED_COUNT
+                return LedSnapshot(LedReadout(DeviceMode.UNPLUGGED, None, ((0, 0, 0),) * count))
             parser = device.parser
-            state = device.state
             return LedSnapshot(
-                mode=_MODES[device.mode],
-                lights=None
-                if state is None
-                else TableLights.from_payload(protocol.codec.encode_state(*state)),
-                pixels=tuple(tuple(p) for p in device.pixels),
+                leds=LedReadout.from_payload(device.read_payload()),
                 frames_ok=parser.frames_ok,
                 crc_errors=parser.crc_errors,
                 length_errors=parser.length_errors,

@@ -18,7 +18,7 @@ import serial
 
 from companion.errors import CompanionError
 from companion.link import protocol
-from companion.link.lights import TableLights
+from companion.link.lights import DeviceMode, LedReadout, TableLights
 from companion.link.transport import SerialTransport, find_device_port
 
 
@@ -101,6 +101,8 @@ class HostLink:
         self._seq = 0
         self._last_tx = 0.0
         self._thread: threading.Thread | None = None
+        self._readout_wanted = False
+        self._readout: LedReadout | None = None
 
     # -- the caller's side: never blocks on the device -----------------------------
 
@@ -161,6 +163,17 @@ class HostLink:
         """Block until the device acknowledged the current picture (CLI, tests)."""
         with self._lock:
             return self._lock.wait_for(self.synced, timeout_s)
+
+    def readout(self, timeout_s: float) -> LedReadout | None:
+        """Ask the device what its LEDs show (blocks up to ``timeout_s``; CLI, tests)."""
+        with self._lock:
+            self._readout_wanted = True
+            self._readout = None
+        self._wake.set()
+        with self._lock:
+            self._lock.wait_for(lambda: self._readout is not None, timeout_s)
+            self._readout_wanted = False
+            return self._readout
 
     def wait_connected(self, timeout_s: float) -> bool:
         with self._lock:
@@ -230,9 +243,18 @@ class HostLink:
             self._set_state(state)
 
     def _service(self) -> None:
-        """Send the picture if the device lacks it, else keep the heartbeat."""
+        """Answer a readout request, send the picture if the device lacks it, else keep
+        the heartbeat."""
         with self._lock:
-            desired, acked = self._desired, self._acked
+            desired, acked, wanted = self._desired, self._acked, self._readout_wanted
+        if wanted:
+            readout = LedReadout.from_payload(self._exchange(protocol.CMD_READ))
+            self._note_mode(readout.mode is DeviceMode.SHOWING)
+            with self._lock:
+                self._readout = readout
+                self._readout_wanted = False
+                self._lock.notify_all()
+            return
         if desired is not None and desired != acked:
             try:
                 self._exchange(protocol.CMD_SET_STATE, desired.to_payload())
@@ -249,7 +271,10 @@ class HostLink:
             return
         reply = self._exchange(protocol.CMD_HEARTBEAT)
         self._count(heartbeats=1)
-        if reply and reply[0] != protocol.MODE_SHOWING:
+        self._note_mode(bool(reply) and reply[0] == protocol.MODE_SHOWING)
+
+    def _note_mode(self, showing: bool) -> None:
+        if not showing:
             with self._lock:
                 self._acked = None  # the device dropped its picture: send it again
 

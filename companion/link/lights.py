@@ -79,3 +79,51 @@ class TableLights:
 
 def _colour(code: int) -> str | None:
     return None if code == 0 else protocol.COLOURS[code]
+
+
+class DeviceMode(enum.Enum):
+    """What the LED device is doing, as it reports it (UNPLUGGED: emulator only)."""
+
+    UNPLUGGED = "unplugged"
+    WAITING = "waiting"  # powered or greeted, no state yet: status LED blue
+    SHOWING = "showing"
+    DISCONNECTED = "disconnected"  # heartbeat timeout: state dropped, status blinks red
+
+
+_MODES = {
+    protocol.MODE_WAITING: DeviceMode.WAITING,
+    protocol.MODE_SHOWING: DeviceMode.SHOWING,
+    protocol.MODE_DISCONNECTED: DeviceMode.DISCONNECTED,
+}
+
+RGB = tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class LedReadout:
+    """The device's own account of its LEDs (a READ reply)."""
+
+    mode: DeviceMode
+    lights: TableLights | None
+    pixels: tuple[RGB, ...]
+
+    def lit(self) -> dict[int, RGB]:
+        """Chain index -> colour of every LED that is on."""
+        return {i: rgb for i, rgb in enumerate(self.pixels) if any(rgb)}
+
+    @classmethod
+    def from_payload(cls, payload: bytes) -> LedReadout:
+        """Decode mode, has-state, state, LED count and pixels; ValueError if malformed."""
+        if len(payload) < 9:
+            raise ValueError(f"readout of {len(payload)} bytes is too short")
+        count = payload[8]
+        if len(payload) != 9 + 3 * count:
+            raise ValueError(f"readout claims {count} LEDs but carries {len(payload) - 9} bytes")
+        if payload[0] not in _MODES:
+            raise ValueError(f"unknown device mode {payload[0]}")
+        rgb = payload[9:]
+        return cls(
+            mode=_MODES[payload[0]],
+            lights=TableLights.from_payload(payload[2:8]) if payload[1] else None,
+            pixels=tuple((rgb[i], rgb[i + 1], rgb[i + 2]) for i in range(0, len(rgb), 3)),
+        )
