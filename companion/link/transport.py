@@ -13,7 +13,7 @@ from serial.tools import list_ports
 from companion.errors import CompanionError
 
 PICO_USB_VID = 0x2E8A  # Raspberry Pi (RP2040 boards running MicroPython)
-STABLE_NAME = "/dev/companion-led"  # made by hardware/99-companion-led.rules
+STABLE_NAME = "/dev/companion-led"  # made by hardware/70-companion-led.rules
 BY_ID_PATTERNS = ("*Pico*", "*MicroPython*", "*RP2040*", "*2e8a*")
 BAUD = 115200  # ignored by USB CDC, needed by real UARTs and pyserial
 
