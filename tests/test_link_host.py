@@ -69,9 +69,37 @@ def test_noise_costs_retries_not_correctness(emulator: Emulator, link: HostLink)
         lights = TableLights(vat=vat, seat=vat % 4, dice=("green", None))
         link.show(lights)
         eventually(lambda lights=lights: emulator.snapshot().lights == lights, f"vat {vat}")
+
+    def damage_seen() -> bool:
+        snap = emulator.snapshot()
+        return snap.crc_errors + snap.length_errors + link.counters.crc_errors > 0
+
+    eventually(damage_seen, "the noise damaged a frame and a CRC caught it")
     eventually(lambda: link.counters.retries > 0, "noise forced a retransmission")
-    snap = emulator.snapshot()
-    assert snap.crc_errors + snap.length_errors > 0 or link.counters.crc_errors > 0
+
+
+def test_lost_reply_is_retransmitted_and_applied_once(emulator: Emulator, link: HostLink) -> None:
+    assert link.wait_connected(WAIT_S)
+    before = emulator.snapshot()
+    emulator.lose_replies(1)
+    link.show(LIGHTS)
+    assert link.wait_synced(WAIT_S)
+    after = emulator.snapshot()
+    assert after.lights == LIGHTS
+    assert link.counters.retries >= 1
+    assert after.duplicates - before.duplicates >= 1  # the resend was recognised
+    assert after.applied - before.applied == 1
+
+
+def test_duplicated_replies_are_ignored(emulator: Emulator, link: HostLink) -> None:
+    assert link.wait_connected(WAIT_S)
+    emulator.duplicate_replies(True)
+    for vat in (3, 4, 5):
+        link.show(TableLights(vat=vat))
+        assert link.wait_synced(WAIT_S)
+    assert emulator.snapshot().lights == TableLights(vat=5)
+    assert link.counters.stale_replies >= 2
+    assert link.status is LinkState.CONNECTED
 
 
 def test_dead_device_is_dropped_then_found_again(emulator: Emulator, link: HostLink) -> None:

@@ -85,6 +85,8 @@ class Emulator:
         self._random = random.Random(seed)
         self._noise = noise
         self._dead = False
+        self._replies_to_lose = 0
+        self._duplicate_replies = False
         self._lock = threading.Lock()
         self._pty: _Pty | None = None
         self._device: Any = None
@@ -142,6 +144,14 @@ class Emulator:
         """A hung device: the port stays open but nothing is read or answered."""
         self._dead = dead
 
+    def lose_replies(self, count: int) -> None:
+        """The next ``count`` replies vanish on the way back (the commands still apply)."""
+        self._replies_to_lose = count
+
+    def duplicate_replies(self, on: bool) -> None:
+        """Send every reply twice, as a confused USB stack might."""
+        self._duplicate_replies = on
+
     @property
     def alive(self) -> bool:
         """False if the emulator thread died (the benchmark's crash check)."""
@@ -190,6 +200,11 @@ class Emulator:
                 if self._dead:
                     continue
                 reply = self._device.feed(self._corrupt(data), self._now_ms())
+                if reply and self._replies_to_lose:
+                    self._replies_to_lose -= 1
+                    continue
+                if reply and self._duplicate_replies:
+                    reply += reply
                 if reply:
                     self._write(pty.master, self._corrupt(reply))
 

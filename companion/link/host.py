@@ -314,10 +314,11 @@ class HostLink:
             crc_before = self._parser.crc_errors
             frames = self._parser.feed(data)
             self._count(crc_errors=self._parser.crc_errors - crc_before)
-            for frame in frames:
-                if frame.seq == seq:
-                    return frame
-                self._count(stale_replies=1)
+            match = next((frame for frame in frames if frame.seq == seq), None)
+            # Stop and wait: anything else is a late or repeated answer to an earlier try.
+            self._count(stale_replies=len(frames) - (match is not None))
+            if match is not None:
+                return match
 
     def _count(self, **increments: int) -> None:
         current = self._counters
