@@ -171,7 +171,7 @@ class HostLink:
             self._readout = None
         self._wake.set()
         with self._lock:
-            self._lock.wait_for(lambda: self._readout is not None, timeout_s)
+            self._lock.wait_for(lambda: not self._readout_wanted, timeout_s)
             self._readout_wanted = False
             return self._readout
 
@@ -248,8 +248,13 @@ class HostLink:
         with self._lock:
             desired, acked, wanted = self._desired, self._acked, self._readout_wanted
         if wanted:
-            readout = LedReadout.from_payload(self._exchange(protocol.CMD_READ))
-            self._note_mode(readout.mode is DeviceMode.SHOWING)
+            readout = None
+            try:
+                readout = LedReadout.from_payload(self._exchange(protocol.CMD_READ))
+            except (_Rejected, ValueError) as exc:
+                self._last_error = f"device readout unusable: {exc}"
+            else:
+                self._note_mode(readout.mode is DeviceMode.SHOWING)
             with self._lock:
                 self._readout = readout
                 self._readout_wanted = False
