@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from companion.cli import main
@@ -57,3 +59,19 @@ def test_bench_runs_and_accepts_no_corrupted_frame(
     assert "corrupted frames: 3,000 fed, 0 crashes, 0 accepted" in out
     assert "command to ack: 20 commands" in out
     assert "resync after replug: 1 replugs" in out
+
+
+class _Port:
+    def __init__(self, device: str, vid: int | None) -> None:
+        self.device = device
+        self.vid = vid
+
+
+def test_port_search_order(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    stable = tmp_path / "companion-led"
+    monkeypatch.setattr(transport, "STABLE_NAME", str(stable))
+    ports = [_Port("/dev/ttyUSB0", 0x0403), _Port("/dev/ttyACM3", transport.PICO_USB_VID)]
+    monkeypatch.setattr(transport.list_ports, "comports", lambda: ports)
+    assert transport.find_device_port() == "/dev/ttyACM3"  # the Pico by USB vendor id
+    stable.write_text("")
+    assert transport.find_device_port() == str(stable)  # the udev name wins
