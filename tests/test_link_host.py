@@ -134,6 +134,18 @@ def test_readout_reports_what_the_device_shows(emulator: Emulator, link: HostLin
     readout = link.readout(WAIT_S)
     assert readout is not None
     assert readout == emulator.snapshot().leds
+    shown = readout.to_dict()
+    assert shown["mode"] == "showing"
+    assert shown["lights"] == {
+        "vat": 7,
+        "seat": 0,
+        "dice": ["orange", "purple"],
+        "rolling": False,
+        "status": "ok",
+    }
+    pixels = shown["pixels"]
+    assert isinstance(pixels, list) and len(pixels) == 23
+    assert sum(p != "#000000" for p in pixels) == 5  # vat, seat, two dice, status
 
 
 def test_two_hosts_cannot_share_the_port(emulator: Emulator, link: HostLink) -> None:

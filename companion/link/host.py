@@ -46,14 +46,14 @@ class DeviceInfo:
 class LinkCounters:
     """Running totals since the link started (a snapshot)."""
 
-    sent: int = 0
-    acks: int = 0
-    naks: int = 0
-    retries: int = 0
-    crc_errors: int = 0
-    stale_replies: int = 0
-    reconnects: int = 0
-    connects: int = 0
+    sent: int = 0  # frames written, retransmissions included
+    acks: int = 0  # commands answered (ACK, HELLO_REPLY, READ_REPLY)
+    naks: int = 0  # commands refused by the device
+    retries: int = 0  # retransmissions after a reply timeout
+    crc_errors: int = 0  # damaged replies dropped by the host
+    stale_replies: int = 0  # late or repeated replies ignored
+    reconnects: int = 0  # successful handshakes after the first one
+    connects: int = 0  # successful handshakes
     heartbeats: int = 0
 
 

@@ -56,6 +56,16 @@ class TableLights:
         if not isinstance(self.status, StatusLight):
             raise InputError(f"status {self.status!r} is not a StatusLight", field="status")
 
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready form (for the dashboard and logs)."""
+        return {
+            "vat": self.vat,
+            "seat": self.seat,
+            "dice": list(self.dice),
+            "rolling": self.rolling,
+            "status": self.status.value,
+        }
+
     def to_payload(self) -> bytes:
         """The SET_STATE payload carrying this whole picture."""
         die1, die2 = (protocol.COLOURS.index(c or "off") for c in self.dice)
@@ -110,6 +120,14 @@ class LedReadout:
     def lit(self) -> dict[int, RGB]:
         """Chain index -> colour of every LED that is on."""
         return {i: rgb for i, rgb in enumerate(self.pixels) if any(rgb)}
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready form: mode, picture and ``#rrggbb`` per LED in chain order."""
+        return {
+            "mode": self.mode.value,
+            "lights": None if self.lights is None else self.lights.to_dict(),
+            "pixels": ["#{:02x}{:02x}{:02x}".format(*rgb) for rgb in self.pixels],
+        }
 
     @classmethod
     def from_payload(cls, payload: bytes) -> LedReadout:
