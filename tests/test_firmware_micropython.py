@@ -15,6 +15,8 @@ import pytest
 from companion.link import DeviceMode, HostLink, LinkState, StatusLight, TableLights, protocol
 from companion.link.emulator import MicroPythonDevice, micropython_binary
 from companion.link.firmware import FILES, firmware_dir, load_module
+from companion.link.lights import LedReadout
+from companion.link.transport import SerialTransport
 
 lp = protocol.codec
 WAIT_S = 15.0
@@ -143,3 +145,39 @@ def test_micropython_firmware_drops_state_when_the_host_goes_quiet(
         assert link.wait_synced(WAIT_S)
         again = link.readout(WAIT_S)
         assert again is not None and again.lights == LIGHTS
+
+
+def _exchange(port: SerialTransport, frame: bytes) -> list[protocol.Frame]:
+    port.write(frame)
+    parser = protocol.FrameParser()
+    deadline = time.monotonic() + WAIT_S
+    while time.monotonic() < deadline:
+        frames = parser.feed(port.read(0.05))
+        if frames:
+            return frames
+    raise AssertionError("no reply from the MicroPython firmware")
+
+
+@pytest.mark.micropython
+def test_micropython_firmware_suppresses_duplicates_and_stale_frames(
+    pico: MicroPythonDevice,
+) -> None:
+    port = SerialTransport(pico.port)
+    try:
+        [hello] = _exchange(port, lp.encode_frame(40, lp.CMD_HELLO))
+        assert hello.cmd == lp.CMD_HELLO_REPLY
+        state = lp.encode_frame(41, lp.CMD_SET_STATE, LIGHTS.to_payload())
+        [first] = _exchange(port, state)
+        [again] = _exchange(port, state)
+        assert first == again == protocol.Frame(1, 41, lp.CMD_ACK, bytes((lp.MODE_SHOWING,)))
+        older = lp.encode_frame(39, lp.CMD_SET_STATE, TableLights(vat=1).to_payload())
+        [stale] = _exchange(port, older)
+        assert (stale.cmd, stale.payload) == (lp.CMD_NAK, bytes((lp.NAK_STALE_SEQUENCE,)))
+        damaged = bytearray(lp.encode_frame(42, lp.CMD_READ))
+        damaged[3] ^= 0x04
+        port.write(bytes(damaged))  # no reply to a damaged frame; the next one is answered
+        [read] = _exchange(port, lp.encode_frame(42, lp.CMD_READ))
+        assert read.cmd == lp.CMD_READ_REPLY
+        assert LedReadout.from_payload(read.payload).lights == LIGHTS
+    finally:
+        port.close()
