@@ -97,9 +97,11 @@ def _bit_flips(frame: bytearray, rng: random.Random) -> None:
 
 
 def _burst(frame: bytearray, rng: random.Random) -> None:
+    """Up to 16 consecutive bits garbled: first and last flipped, the rest at random."""
     start = rng.randrange(8, len(frame) * 8 - 16)
-    for bit in range(start, start + rng.randint(2, 16)):
-        if rng.random() < 0.5 or bit in (start,):
+    end = start + rng.randint(1, 15)
+    for bit in range(start, end + 1):
+        if bit in (start, end) or rng.random() < 0.5:
             frame[bit // 8] ^= 1 << (bit % 8)
 
 
