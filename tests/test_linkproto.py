@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import binascii
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -23,7 +24,8 @@ def frame_strategy() -> st.SearchStrategy[tuple[int, int, bytes]]:
 
 
 def test_host_uses_the_firmware_file() -> None:
-    assert lp.__file__.endswith("firmware/linkproto.py")
+    root = Path(__file__).resolve().parents[1]
+    assert Path(lp.__file__).resolve() == root / "firmware" / "linkproto.py"
 
 
 def test_crc_matches_the_published_check_value() -> None:

@@ -23,12 +23,16 @@ FILES = (*MODULES, "main")
 
 
 def firmware_dir() -> Path:
-    """``$COMPANION_FIRMWARE_DIR`` or the ``firmware/`` folder beside the package."""
+    """``$COMPANION_FIRMWARE_DIR``, or the firmware shipped inside the package.
+
+    ``companion/link/pico/`` links to the files of ``firmware/`` in a source checkout, and
+    holds copies of them in an installed wheel, so both sides always run the same code.
+    """
     override = os.environ.get("COMPANION_FIRMWARE_DIR")
-    path = Path(override) if override else Path(__file__).resolve().parents[2] / "firmware"
+    path = Path(override) if override else Path(__file__).parent / "pico"
     if not (path / "linkproto.py").is_file():
         raise CompanionError(
-            f"firmware sources not found in {path}: run from a source checkout "
+            f"firmware sources not found in {path}: reinstall the package "
             "or set COMPANION_FIRMWARE_DIR to the firmware/ folder"
         )
     return path
