@@ -1,0 +1,1 @@
+"""The live table: the session that judges stable readings, its game log and update hub."""

@@ -1,0 +1,86 @@
+"""The JSON API: the table's state, a live event stream, and the operator's actions."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request
+
+from companion.errors import InputError
+from companion.table.session import NewGame
+from companion.web.auth import operator_required
+from companion.web.services import services
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+@bp.get("/state")
+def state() -> Any:
+    return jsonify(services().table.snapshot())
+
+
+def sse_message(update: dict[str, Any]) -> str:
+    data = json.dumps(update, separators=(",", ":"))
+    return f"id: {update.get('version', 0)}\nevent: state\ndata: {data}\n\n"
+
+
+@bp.get("/events")
+def events() -> Response:
+    """Server-Sent Events: one ``state`` event per change, the current state first."""
+    hub = services().table.hub
+    heartbeat_s = current_app.config["COMPANION"].sse_heartbeat_s
+    sub = hub.subscribe()
+
+    def stream() -> Iterator[str]:
+        try:
+            yield "retry: 2000\n\n"
+            while True:
+                update = sub.get(heartbeat_s)
+                yield ": keep-alive\n\n" if update is None else sse_message(update)
+        finally:
+            sub.close()
+
+    return Response(
+        stream(),
+        mimetype="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+
+
+def _body() -> dict[str, Any]:
+    if not request.data:
+        return {}
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        raise InputError("expected a JSON object", source="request body")
+    return data
+
+
+def perform(action: str, data: dict[str, Any]) -> Any:
+    """Runs one operator action; shared by the JSON API and the dashboard's forms."""
+    table = services().table
+    if action == "new_game":
+        return table.operate("new_game", request=NewGame.from_dict(data))
+    if action == "correct":
+        if "board" not in data:
+            raise InputError("missing the corrected board state", field="board")
+        return table.operate("correct", board=data["board"])
+    if action == "choose_vat":
+        vat = data.get("vat")
+        try:
+            vat = int(vat)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            raise InputError("expected a vat number", field="vat") from None
+        return table.operate("choose_vat", vat=vat)
+    if action in ("accept", "undo", "end"):
+        return table.operate(action)
+    raise InputError(f"unknown action {action!r}", field="action")
+
+
+@bp.post("/<any(new_game, accept, correct, undo, end, choose_vat):action>")
+@operator_required
+def operator_action(action: str) -> Any:
+    result = perform(action, _body())
+    return jsonify(result=result, state=services().table.snapshot())

@@ -1,0 +1,62 @@
+"""The Flask app factory: services in, configuration from ``COMPANION_*`` variables."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask, jsonify, request
+from markupsafe import escape
+from werkzeug.exceptions import HTTPException
+
+from companion.errors import CompanionError, InputError
+from companion.web.api import bp as api_bp
+from companion.web.auth import csrf_token, is_operator
+from companion.web.config import WebConfig
+from companion.web.pages import bp as pages_bp
+from companion.web.services import Services
+
+
+def create_app(config: WebConfig | None = None, services: Services | None = None) -> Flask:
+    if services is None:
+        raise ValueError("create_app needs the table services (session and game log)")
+    config = config or WebConfig.from_env()
+    app = Flask(__name__)
+    app.config.update(
+        SECRET_KEY=config.secret_key,
+        COMPANION=config,
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Strict",
+    )
+    app.extensions["companion"] = services
+
+    app.register_blueprint(api_bp)
+    app.register_blueprint(pages_bp)
+
+    @app.context_processor
+    def _globals() -> dict[str, Any]:
+        return {"is_operator": is_operator(), "csrf_token": csrf_token}
+
+    @app.errorhandler(HTTPException)
+    def _http_error(exc: HTTPException) -> Any:
+        if request.path.startswith("/api/"):
+            return jsonify(error=exc.description), exc.code
+        return exc
+
+    @app.errorhandler(CompanionError)
+    def _companion_error(exc: CompanionError) -> Any:
+        code = 400 if isinstance(exc, InputError) else 409
+        if request.path.startswith("/api/"):
+            return jsonify(error=str(exc)), code
+        return f"<!doctype html><title>Error</title><p>{escape(str(exc))}</p>", code
+
+    @app.after_request
+    def _headers(response: Any) -> Any:
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        response.headers.setdefault(
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'",
+        )
+        return response
+
+    return app

@@ -1,0 +1,116 @@
+"""The board drawn as SVG on the server, in the profile's own millimetre coordinates.
+
+Server-side so the kiosk TV and old phones need no drawing code; every value placed in the
+markup is a number, a colour from the profile or a letter from the board-state format, and
+text is escaped all the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from markupsafe import Markup, escape
+
+from companion.boards.profile import BoardProfile
+from companion.games.garum.state import GRID
+
+COLOUR_NAMES = {"B": "blue", "G": "green", "Y": "yellow", "R": "red"}
+
+
+def _f(x: float) -> str:
+    return f"{x:.1f}"
+
+
+def board_svg(
+    profile: BoardProfile,
+    board: dict[str, Any],
+    *,
+    active_vat: int | None = None,
+    legal_cells: Iterable[int] = (),
+    legal_lines: Iterable[int] = (),
+    flagged_cells: Iterable[int] = (),
+    flagged_lines: Iterable[int] = (),
+    title: str = "Board",
+) -> Markup:
+    g = profile.geometry
+    species = profile.colours.species
+    cells = "".join(board["cells"])
+    workers = list(board["workers"]["rows"]) + list(board["workers"]["cols"])
+    legal_c, legal_l = set(legal_cells), set(legal_lines)
+    flag_c, flag_l = set(flagged_cells), set(flagged_lines)
+    w, h = g.sheet_mm
+    half = g.cell_mm / 2
+    out = [
+        f'<svg class="board" viewBox="0 0 {_f(w)} {_f(h)}" xmlns="http://www.w3.org/2000/svg"'
+        f' role="img" aria-label="{escape(title)}">',
+        f"<title>{escape(title)}</title>",
+        f'<rect width="{_f(w)}" height="{_f(h)}" fill="{escape(profile.colours.sheet)}"/>',
+    ]
+    side = 4 * g.cell_mm
+    for vat, (vr, vc) in profile.vat_position.items():
+        x = g.grid_origin_mm[0] + g.cell_start_mm(vc * 4)
+        y = g.grid_origin_mm[1] + g.cell_start_mm(vr * 4)
+        active = vat == active_vat
+        out.append(
+            f'<rect class="vat{" active" if active else ""}" data-vat="{vat}" x="{_f(x)}"'
+            f' y="{_f(y)}" width="{_f(side)}" height="{_f(side)}"'
+            f' fill="{escape(profile.colours.vat_floor)}"'
+            f' stroke="{"#f5e663" if active else escape(profile.colours.wall)}"'
+            f' stroke-width="{4 if active else 1.5}"/>'
+        )
+        out.append(
+            f'<text class="vatno" x="{_f(x + side / 2)}" y="{_f(y + side / 2 + 5)}"'
+            f' text-anchor="middle">{vat}</text>'
+        )
+    for i, ch in enumerate(cells):
+        r, c = divmod(i, GRID)
+        if profile.vat_of_cell[i] is None:
+            continue
+        cx, cy = g.cell_centre_mm(r, c)
+        x, y = cx - half + 0.8, cy - half + 0.8
+        s = g.cell_mm - 1.6
+        classes = ["cell"]
+        if i in legal_c:
+            classes.append("legal")
+        if i in flag_c:
+            classes.append("flagged")
+        fill = species.get(ch, "none")
+        if ch == "?":
+            fill = "#999999"
+        out.append(
+            f'<rect class="{" ".join(classes)}" data-cell="{i}" data-fish="{escape(ch)}"'
+            f' x="{_f(x)}" y="{_f(y)}" width="{_f(s)}" height="{_f(s)}" rx="2"'
+            f' fill="{escape(fill)}"/>'
+        )
+        kind = profile.bonus_kind.get(i)
+        if kind is not None and ch == ".":
+            out.append(
+                f'<text class="bonus" x="{_f(cx)}" y="{_f(cy + 3)}" text-anchor="middle">'
+                f"{escape(kind)}</text>"
+            )
+    for line in range(2 * GRID):
+        x, y = g.worker_space_centre_mm(line)
+        classes = ["space"]
+        if line in legal_l:
+            classes.append("legal")
+        if line in flag_l:
+            classes.append("flagged")
+        out.append(
+            f'<circle class="{" ".join(classes)}" data-line="{line}" cx="{_f(x)}" cy="{_f(y)}"'
+            f' r="{_f(g.worker_space_diameter_mm / 2)}"/>'
+        )
+        worker = workers[line]
+        if worker:
+            colour = species.get(worker[0], "#999999")
+            radius = 7.5 if worker.endswith("d") else 5.5
+            out.append(
+                f'<circle class="worker" data-worker="{escape(worker)}" cx="{_f(x)}"'
+                f' cy="{_f(y)}" r="{radius}" fill="{escape(colour)}"/>'
+            )
+            out.append(
+                f'<text class="wkind" x="{_f(x)}" y="{_f(y + 3)}" text-anchor="middle">'
+                f"{escape(worker[1:] or '?')}</text>"
+            )
+    out.append("</svg>")
+    return Markup("".join(out))
