@@ -1,0 +1,56 @@
+"""``companion hub``: the café's room dashboard, fed by every table on one MQTT broker."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from companion.cafe.broker import BrokerSettings
+from companion.cafe.hub import HubSubscriber, default_client_id
+from companion.cafe.hub_web import HubServer, HubWebConfig, create_hub_app
+from companion.cafe.room import Room
+from companion.errors import InputError
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "hub",
+        help="serve the room dashboard of every table on an MQTT broker",
+        description="Subscribes to every table on the broker and serves one live page for "
+        "the room: games, rounds, leaders, who is offline and which table needs a referee.",
+    )
+    parser.add_argument(
+        "--mqtt", required=True, metavar="URL", help="mqtt://[user:pass@]host[:port] or mqtts://"
+    )
+    parser.add_argument("--mqtt-ca", metavar="FILE", help="CA certificate for mqtts://")
+    parser.add_argument("--host", default="0.0.0.0", help="address to serve on (default all)")
+    parser.add_argument("--port", type=int, default=5050)
+    parser.add_argument("--title", default="Tables", help="the page heading")
+    parser.add_argument(
+        "--client-id",
+        default=None,
+        help=f"MQTT client id, unique per hub (default {default_client_id()})",
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.mqtt_ca is not None and not Path(args.mqtt_ca).is_file():
+        raise InputError(f"no CA certificate file at {args.mqtt_ca}", field="--mqtt-ca")
+    if not 0 < args.port < 65536:
+        raise InputError(f"port {args.port} is out of range", field="--port")
+    broker = BrokerSettings.from_url(args.mqtt, ca_file=args.mqtt_ca)
+    room = Room()
+    app = create_hub_app(room, HubWebConfig(title=args.title))
+    try:
+        server = HubServer(app, args.host, args.port)
+    except OSError as exc:
+        raise InputError(f"cannot serve on {args.host}:{args.port}: {exc}", field="--port") from exc
+    subscriber = HubSubscriber(room, broker, args.client_id).start()
+    print(f"hub for {broker.address}: http://{args.host}:{server.port}/", flush=True)
+    try:
+        server.serve_forever()
+    finally:
+        subscriber.stop()
+    return 0
