@@ -112,6 +112,7 @@ class TableSession:
         self._pumps: list[threading.Thread] = []
         self.lights_error: str | None = None
         self._lights_pending = False
+        self._running = threading.Event()
         self._resume()
 
     # -- state -----------------------------------------------------------------------------
@@ -171,7 +172,10 @@ class TableSession:
         """Runs an operator action on the owner thread and waits for its outcome."""
         if kind not in _OPERATOR_ACTIONS:
             raise InputError(f"unknown action {kind!r}", field="action")
-        return self.submit(kind, **args).result(timeout=timeout_s)
+        done = self.submit(kind, **args)
+        if not self._running.is_set():  # no owner thread: the caller is the owner
+            self.drain()
+        return done.result(timeout=timeout_s)
 
     def feed(self, reading: Reading | None) -> None:
         if reading is not None:
@@ -205,14 +209,18 @@ class TableSession:
 
     def run(self, stop: threading.Event | None = None) -> None:
         """Processes commands until :meth:`stop` (or ``stop`` is set)."""
-        while stop is None or not stop.is_set():
-            try:
-                cmd = self._inbox.get(timeout=0.2)
-            except queue.Empty:
-                continue
-            if cmd is None:
-                return
-            self._handle(cmd)
+        self._running.set()
+        try:
+            while stop is None or not stop.is_set():
+                try:
+                    cmd = self._inbox.get(timeout=0.2)
+                except queue.Empty:
+                    continue
+                if cmd is None:
+                    return
+                self._handle(cmd)
+        finally:
+            self._running.clear()
 
     def stop(self) -> None:
         self._inbox.put(None)

@@ -1,0 +1,274 @@
+"""The table session against the real rules, a real SQLite log and fake hardware."""
+
+from __future__ import annotations
+
+import random
+import threading
+from pathlib import Path
+
+import pytest
+
+from companion.errors import InputError
+from companion.games.garum import GameSetup, Variant, parse_record, simulate_game
+from companion.games.garum.state import BoardState
+from companion.table.fakes import QueueButtons, RecordingLights, ScriptedReadings
+from companion.table.log import EventKind, GameLog
+from companion.table.ports import Button, ButtonPress, LightStatus, Reading
+from companion.table.replay import export_lines
+from companion.table.session import ActionError, NewGame, TableSession, TableState
+
+TWO = (("Ana", ("B", "G")), ("Ben", ("Y", "R")))
+
+
+def start(
+    tmp_path: Path, variant: str = "standard", seed: int = 1
+) -> tuple[TableSession, RecordingLights]:
+    lights = RecordingLights()
+    session = TableSession(GameLog(tmp_path / "table.db"), lights, rng=random.Random(seed))
+    session.submit("new_game", request=NewGame("troia", variant, TWO))
+    session.drain()
+    return session, lights
+
+
+def play(session: TableSession, state: BoardState, jpeg: bytes | None = b"frame") -> None:
+    session.feed(Reading(state, jpeg))
+    session.drain()
+
+
+def script(session: TableSession, seed: int = 2) -> list[BoardState]:
+    assert session.game is not None
+    return simulate_game(session.game.setup, random.Random(seed))
+
+
+def wrong_vat(session: TableSession, legal_next: BoardState) -> BoardState:
+    """The legal next board plus one tile of the player's colour in another, empty vat."""
+    game = session.game
+    assert game is not None and game.turn is not None
+    profile = game.setup.board
+    cells = list(legal_next.cells)
+    for vat in profile.vats:
+        slot = profile.vat_slots[vat][0]
+        if vat != game.turn.vat and all(cells[c] == "." for c in slot):
+            for c in slot:
+                cells[c] = game.turn.colour
+            return BoardState("".join(cells), legal_next.workers)
+    raise AssertionError("no empty vat")
+
+
+def kinds(session: TableSession) -> list[EventKind]:
+    return [e.kind for e in session.log.events(session.history.game)]  # type: ignore[union-attr]
+
+
+def test_legal_readings_advance_log_and_light(tmp_path: Path) -> None:
+    session, lights = start(tmp_path)
+    states = script(session)
+    first_vat = session.game.turn.vat  # type: ignore[union-attr]
+    assert lights.last is not None and lights.last.status is LightStatus.TURN
+    assert lights.last.vat == first_vat
+    play(session, states[0])
+    play(session, states[0])  # the same stable reading again changes nothing
+    assert session.state is TableState.PLAYING
+    assert session.game.state == states[0]  # type: ignore[union-attr]
+    assert session.game.turn.number == 2  # type: ignore[union-attr]
+    assert kinds(session).count(EventKind.ACCEPTED) == 1
+    accepted = [e for e in session.log.events() if e.kind is EventKind.ACCEPTED]
+    assert accepted[0].photo is not None and session.log.photo(accepted[0].photo) == b"frame"
+    assert lights.last.colour == session.game.turn.colour  # type: ignore[union-attr]
+    assert EventKind.LED in kinds(session)
+
+
+def test_an_illegal_move_is_flagged_then_accepted_by_the_operator(tmp_path: Path) -> None:
+    session, lights = start(tmp_path)
+    states = script(session)
+    play(session, states[0])
+    bad = wrong_vat(session, states[1])
+    play(session, bad, b"after")
+    assert session.state is TableState.AWAITING_CORRECTION
+    assert lights.last is not None and lights.last.status is LightStatus.ILLEGAL
+    flag = session.snapshot()["flag"]
+    assert flag["outcome"] == "dispute"
+    assert {v["code"] for v in flag["violations"]} & {"wrong_vat", "extra_tile"}
+    assert all(v["message"] for v in flag["violations"])
+    assert (
+        flag["before_photo"] and flag["after_photo"] and flag["before_photo"] != flag["after_photo"]
+    )
+    assert session.game.turn.number == 2  # type: ignore[union-attr]  # the game waits
+    assert session.operate("accept") == "accepted"
+    session.drain()
+    assert session.state is TableState.PLAYING
+    assert session.game.state == bad  # type: ignore[union-attr]
+
+
+def test_a_flagged_move_fixed_by_the_player_is_accepted(tmp_path: Path) -> None:
+    session, _ = start(tmp_path)
+    states = script(session)
+    play(session, states[0])
+    play(session, wrong_vat(session, states[1]))
+    play(session, states[1])
+    assert session.state is TableState.PLAYING
+    assert session.game.state == states[1]  # type: ignore[union-attr]
+
+
+def test_undo_dismisses_a_flag_or_takes_back_a_turn(tmp_path: Path) -> None:
+    session, _ = start(tmp_path)
+    states = script(session)
+    play(session, states[0])
+    play(session, states[1])
+    play(session, wrong_vat(session, states[2]))
+    session.submit("undo")
+    session.drain()
+    assert session.state is TableState.PLAYING
+    assert session.game.state == states[1]  # type: ignore[union-attr]
+    session.submit("undo")
+    session.drain()
+    assert session.game.state == states[0]  # type: ignore[union-attr]
+    assert session.game.turn.number == 2  # type: ignore[union-attr]
+    # The board still shows turn 2's tile: a desync until the players take it back.
+    play(session, states[1])
+    assert session.state is TableState.PLAYING  # replaying the same move is legal again
+    assert session.game.turn.number == 3  # type: ignore[union-attr]
+
+
+def test_a_moved_accepted_tile_is_a_desync_with_the_cells_outlined(tmp_path: Path) -> None:
+    session, lights = start(tmp_path)
+    states = script(session)
+    play(session, states[0])
+    play(session, states[1])
+    missing = next(i for i, ch in enumerate(states[1].cells) if ch != ".")
+    cells = list(states[1].cells)
+    cells[missing] = "."
+    play(session, BoardState("".join(cells), states[1].workers))
+    assert session.state is TableState.DESYNC
+    assert lights.last is not None and lights.last.status is LightStatus.DESYNC
+    assert missing in session.snapshot()["flag"]["cells"]
+    play(session, states[1])  # put back: in step again
+    assert session.state is TableState.PLAYING
+
+
+def test_correction_replaces_a_misread_board(tmp_path: Path) -> None:
+    session, _ = start(tmp_path)
+    states = script(session)
+    play(session, wrong_vat(session, states[0]))
+    assert session.operate("correct", board=states[0].to_dict()) == "corrected"
+    assert session.game.state == states[0]  # type: ignore[union-attr]
+    assert EventKind.CORRECTION in kinds(session)
+    with pytest.raises(InputError, match=r"cells\[0\]"):
+        session.operate("correct", board={"cells": ["x"] * 16})
+
+
+def test_unreadable_readings_are_not_judged(tmp_path: Path) -> None:
+    session, _ = start(tmp_path)
+    states = script(session)
+    blurred = BoardState("?" + states[0].cells[1:], states[0].workers)
+    before = len(kinds(session))
+    play(session, blurred)
+    assert len(kinds(session)) == before and session.state is TableState.PLAYING
+
+
+def test_operator_actions_that_do_not_fit_are_refused(tmp_path: Path) -> None:
+    session, _ = start(tmp_path)
+    with pytest.raises(ActionError, match="not awaiting correction or desync"):
+        session.operate("accept")
+    with pytest.raises(ActionError, match="nothing to undo"):
+        session.operate("undo")
+    with pytest.raises(ActionError, match="emperor"):
+        session.operate("choose_vat", vat=3)
+    with pytest.raises(InputError, match="unknown action"):
+        session.operate("cheat")
+
+
+def test_a_whole_game_ends_and_exports_as_a_record(tmp_path: Path) -> None:
+    session, lights = start(tmp_path)
+    states = script(session)
+    for state in states:
+        play(session, state)
+    assert session.state is TableState.ENDED
+    assert lights.last is not None and lights.last.status is LightStatus.ENDED
+    assert session.snapshot()["scores"]["winners"]
+    lines = export_lines(session.history)  # type: ignore[arg-type]
+    record = parse_record(lines, "export")
+    assert list(record.states) == states
+    assert record.setup.aureus == session.game.setup.aureus  # type: ignore[union-attr]
+
+
+def test_emperor_vat_from_button_or_from_the_first_tile(tmp_path: Path) -> None:
+    session, lights = start(tmp_path, "emperor")
+    game = session.game
+    assert game is not None and game.turn is not None and game.turn.vat is None
+    assert lights.last is not None and lights.last.status is LightStatus.CHOOSE_VAT
+    vat = game.setup.board.vats[5]
+    session.press(ButtonPress(Button.VAT, vat))
+    session.drain()
+    assert session.game.turn.vat == vat  # type: ignore[union-attr]
+    assert lights.last.vat == vat
+    # Play round 1 from a simulation of this same choice, then let a tile name round 2's vat.
+    setup = GameSetup.create(game.setup.board, Variant.EMPEROR, game.setup.seats, aureus=[vat])
+    states = simulate_game(setup, random.Random(3))
+    for state in states[:5]:
+        play(session, state)
+    assert session.game.turn.round == 2 and session.game.turn.vat is not None  # type: ignore[union-attr]
+    assert session.game.vats[1] == session.game.round_vat  # type: ignore[union-attr]
+    record = parse_record(export_lines(session.history), "export")  # type: ignore[arg-type]
+    assert record.setup.aureus == session.game.vats  # type: ignore[union-attr]
+
+
+def test_haruspex_lights_show_the_whole_order(tmp_path: Path) -> None:
+    session, lights = start(tmp_path, "haruspex")
+    assert lights.last is not None
+    assert lights.last.upcoming_vats == session.game.setup.aureus  # type: ignore[union-attr]
+
+
+def test_a_restart_resumes_the_same_game_even_mid_dispute(tmp_path: Path) -> None:
+    session, _ = start(tmp_path)
+    states = script(session)
+    play(session, states[0])
+    play(session, wrong_vat(session, states[1]))
+    before = session.snapshot()
+    session.log.close()
+    again = TableSession(GameLog(tmp_path / "table.db"), RecordingLights())
+    assert again.state is TableState.AWAITING_CORRECTION
+    assert again.snapshot() == before
+    assert again.operate("accept") == "accepted"
+
+
+def test_unplugged_lights_do_not_stop_the_table(tmp_path: Path) -> None:
+    session, lights = start(tmp_path)
+    states = script(session)
+    lights.unplugged = True
+    play(session, states[0])
+    assert session.game.turn.number == 2  # type: ignore[union-attr]
+    assert "not connected" in session.snapshot()["lights_error"]
+    lights.unplugged = False
+    play(session, states[1])
+    assert session.snapshot()["lights_error"] is None
+    assert lights.last is not None and lights.last.colour == session.game.turn.colour  # type: ignore[union-attr]
+
+
+def test_threads_only_enqueue_and_the_owner_decides(tmp_path: Path) -> None:
+    session, _ = start(tmp_path)
+    states = script(session)
+    buttons = QueueButtons()
+    stop = threading.Event()
+    owner = threading.Thread(target=session.run, args=(stop,))
+    owner.start()
+    try:
+        with session.hub.subscribe() as sub:
+            source = ScriptedReadings([None, Reading(states[0]), None, Reading(states[1])])
+            session.attach_readings(source)
+            session.attach_buttons(buttons)
+            while True:
+                update = sub.get(5.0)
+                assert update is not None, "no update within 5 s"
+                if update.get("turns_played") == 2:
+                    break
+            buttons.press(ButtonPress(Button.UNDO), times=1)
+            while True:
+                update = sub.get(5.0)
+                assert update is not None
+                if update.get("turns_played") == 1:
+                    break
+    finally:
+        buttons.close()
+        stop.set()
+        owner.join()
+    assert kinds(session).count(EventKind.BUTTON) == 1
