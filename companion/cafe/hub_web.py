@@ -73,10 +73,18 @@ def create_hub_app(room: Room, config: HubWebConfig | None = None) -> Flask:
 class HubServer:
     """The hub page served from a background thread (the command, the benchmark, tests)."""
 
-    def __init__(self, app: Flask, host: str = "127.0.0.1", port: int = 5050) -> None:
-        from werkzeug.serving import make_server
+    def __init__(
+        self, app: Flask, host: str = "127.0.0.1", port: int = 5050, *, quiet: bool = False
+    ) -> None:
+        from werkzeug.serving import WSGIRequestHandler, make_server
 
-        self._server = make_server(host, port, app, threaded=True)
+        class Handler(WSGIRequestHandler):
+            def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+                if not quiet:
+                    super().log_request(code, size)
+
+        self._server = make_server(host, port, app, threaded=True, request_handler=Handler)
+        self._server.daemon_threads = True  # type: ignore[attr-defined]
         self.port: int = self._server.server_port
         self.host = host
         self._thread: threading.Thread | None = None
