@@ -6,6 +6,7 @@ under /var), and can be stopped and started again on the same port to play a bro
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 import socket
@@ -41,8 +42,17 @@ def free_port() -> int:
 class LocalBroker:
     """``start()``/``stop()`` a Mosquitto listening on 127.0.0.1 only."""
 
-    def __init__(self, workdir: Path, *, port: int | None = None, persistent: bool = True) -> None:
+    def __init__(
+        self,
+        workdir: Path,
+        *,
+        port: int | None = None,
+        persistent: bool = True,
+        extra: tuple[str, ...] = (),
+    ) -> None:
+        """``extra`` lines go into the listener's configuration (authentication, ACLs)."""
         self.workdir = Path(workdir)
+        self.extra = extra
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.port = port or free_port()
         self.persistent = persistent
@@ -56,11 +66,15 @@ class LocalBroker:
     def config(self) -> str:
         lines = [
             f"listener {self.port} 127.0.0.1",
-            "allow_anonymous true",
+            *(self.extra or ("allow_anonymous true",)),
             # Subscribers such as the hub must never have QoS 1 messages dropped for them.
             "max_queued_messages 0",
             f"log_dest file {self.workdir / 'mosquitto.log'}",
         ]
+        if os.geteuid() == 0:
+            # Started as root, Mosquitto would switch to the "mosquitto" user, which cannot
+            # write the persistence and log files in a private directory.
+            lines.append("user root")
         if self.persistent:
             lines += ["persistence true", f"persistence_location {self.workdir}/"]
         else:

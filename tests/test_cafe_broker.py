@@ -1,0 +1,209 @@
+"""The café against a real Mosquitto: tables appear, die, survive outages; hubs catch up."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import signal
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from cafe_helpers import get_json, get_text, hub, table_process, wait_for
+
+from companion.cafe.broker import BrokerSettings
+from companion.cafe.mosquitto import LocalBroker
+from companion.cafe.publisher import (
+    AckedCursor,
+    PublisherOptions,
+    PublisherState,
+    TablePublisher,
+)
+from companion.cafe.simtable import SimulatedTable
+
+pytestmark = [pytest.mark.mosquitto, pytest.mark.timeout(60)]
+
+FAST = PublisherOptions(poll_s=0.02, retry_min_s=0.1, retry_max_s=0.5)
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[LocalBroker]:
+    b = LocalBroker(tmp_path / "broker").start()
+    try:
+        yield b
+    finally:
+        b.stop()
+
+
+def last_seq(table: SimulatedTable) -> int:
+    return max(e.seq for e in table.log.events())
+
+
+def publisher(table: SimulatedTable, name: str, url: str) -> TablePublisher:
+    return TablePublisher(table.log.path, name, BrokerSettings.from_url(url), None, FAST).start()
+
+
+def stop_process(proc: subprocess.Popen[str]) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    for stream in (proc.stdout, proc.stderr):
+        if stream is not None:
+            stream.close()
+
+
+def read_sse_tables(port: int, wanted: set[str]) -> dict[str, dict[str, object]]:
+    """Reads the hub's event stream until every wanted table has been sent once."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request("GET", "/events")
+        response = conn.getresponse()
+        assert response.headers["Content-Type"].startswith("text/event-stream")
+        seen: dict[str, dict[str, object]] = {}
+        while not wanted <= set(seen):
+            line = response.readline()
+            assert line, "the event stream ended"
+            if line.startswith(b"data: "):
+                card = json.loads(line[6:])
+                seen[card["table"]] = card
+        return seen
+    finally:
+        conn.close()
+
+
+def test_two_demo_tables_appear_on_the_hub(broker: LocalBroker, tmp_path: Path) -> None:
+    with hub(broker.url, serve=True) as (room, _, server):
+        assert server is not None
+        calm = table_process(
+            tmp_path / "t1.db", broker.url, "t1", "--turns", "6",
+            "--dashboard", "http://t1.local:5000/", seed=3,
+        )  # fmt: skip
+        disputed = table_process(
+            tmp_path / "t2.db", broker.url, "t2", "--turns", "3", "--dispute", seed=4
+        )
+        try:
+            wait_for(lambda: (room.card("t1") or {}).get("turn") == 7, what="t1's sixth turn")
+            wait_for(lambda: (room.card("t2") or {}).get("dispute"), what="t2's dispute")
+            tables = {c["table"]: c for c in get_json(server.url + "api/tables")["tables"]}
+            assert set(tables) == {"t1", "t2"}
+            t1, t2 = tables["t1"], tables["t2"]
+            assert t1["presence"] == t2["presence"] == "online"
+            assert t1["board"].startswith("Troia") and t1["variant"] == "standard"
+            assert t1["round"] >= 1 and t1["rounds"] >= t1["round"]
+            assert [s["name"] for s in t1["seats"]] and t1["leader"]
+            assert set(t1["leader"]) <= {s["name"] for s in t1["seats"]}
+            assert t1["dashboard"] == "http://t1.local:5000/" and not t1["dispute"]
+            assert t2["dispute"] and t2["violations"] and t2["status"] == "dispute"
+            page = get_text(server.url)
+            assert 'href="http://t1.local:5000/"' in page
+            assert 'data-table="t2"' in page and " dispute" in page
+            assert set(read_sse_tables(server.port, {"t1", "t2"})) == {"t1", "t2"}
+        finally:
+            stop_process(calm)
+            stop_process(disputed)
+        # A clean stop says offline itself, before disconnecting.
+        wait_for(lambda: room.card("t1")["presence"] == "offline", what="t1 offline")  # type: ignore[index]
+
+
+def test_a_table_killed_uncleanly_shows_offline(broker: LocalBroker, tmp_path: Path) -> None:
+    with hub(broker.url) as (room, _, _):
+        proc = table_process(tmp_path / "t.db", broker.url, "doomed", "--turns", "2")
+        try:
+            wait_for(lambda: (room.card("doomed") or {}).get("presence") == "online")
+            proc.send_signal(signal.SIGKILL)
+            assert proc.wait(10) == -signal.SIGKILL
+            wait_for(lambda: room.card("doomed")["presence"] == "offline", what="the Last Will")  # type: ignore[index]
+        finally:
+            stop_process(proc)
+    # The will is retained: a hub arriving later also sees the table offline.
+    with hub(broker.url) as (late, _, _):
+        wait_for(lambda: (late.card("doomed") or {}).get("presence") == "offline")
+
+
+def test_a_broker_restart_loses_no_event(broker: LocalBroker, tmp_path: Path) -> None:
+    table = SimulatedTable(tmp_path / "t.db", seed=5)
+    boards = table.new_game()
+    with hub(broker.url) as (room, subscriber, _):
+        pub = publisher(table, "t", broker.url)
+        try:
+            for board in boards[:4]:
+                table.show(board)
+            wait_for(lambda: room.seqs("t")[-1:] == [last_seq(table)], what="the first turns")
+            broker.stop()
+            wait_for(lambda: pub.state is not PublisherState.ONLINE, what="the outage noticed")
+            wait_for(lambda: not subscriber.connected, what="the hub noticing")
+            before = last_seq(table)
+            for board in boards[4:9]:
+                table.show(board)
+            assert last_seq(table) > before  # written while the broker was down
+            broker.start()
+            end = last_seq(table)
+            wait_for(lambda: room.seqs("t")[-1:] == [end], what="the missed events")
+            assert room.seqs("t") == list(range(1, end + 1))  # each once, in order
+            wait_for(lambda: room.card("t")["seq"] == end, what="the state")  # type: ignore[index]
+            assert pub.wait_acked(end, 10)
+        finally:
+            pub.stop()
+            table.close()
+    assert (
+        AckedCursor(table.log.path).load(f"t@{BrokerSettings.from_url(broker.url).address}")[0]
+        == end
+    )  # type: ignore[index]
+
+
+def test_a_restarted_table_republishes_only_what_the_broker_missed(
+    broker: LocalBroker, tmp_path: Path
+) -> None:
+    table = SimulatedTable(tmp_path / "t.db", seed=6)
+    boards = table.new_game()
+    with hub(broker.url) as (room, _, _):
+        first = publisher(table, "t", broker.url)
+        for board in boards[:3]:
+            table.show(board)
+        assert first.wait_acked(last_seq(table), 10)
+        first.stop()
+        for board in boards[3:6]:  # played while the table's publisher is down
+            table.show(board)
+        second = publisher(table, "t", broker.url)
+        try:
+            end = last_seq(table)
+            wait_for(lambda: room.seqs("t")[-1:] == [end], what="the replay")
+            assert room.seqs("t") == list(range(1, end + 1))
+            assert room.card("t")["duplicates"] == 0  # type: ignore[index]
+        finally:
+            second.stop()
+            table.close()
+
+
+def test_a_late_hub_gets_every_tables_state_at_once(broker: LocalBroker, tmp_path: Path) -> None:
+    tables = {name: SimulatedTable(tmp_path / f"{name}.db", seed=i) for i, name in enumerate("ab")}
+    pubs = []
+    try:
+        for name, table in tables.items():
+            boards = table.new_game()
+            pubs.append(publisher(table, name, broker.url))
+            for board in boards[: 2 + len(pubs)]:
+                table.show(board)
+        for pub, table in zip(pubs, tables.values(), strict=True):
+            assert pub.wait_acked(last_seq(table), 10)
+        ends = {name: last_seq(t) for name, t in tables.items()}
+        wait_for(lambda: all(p.state is PublisherState.ONLINE for p in pubs))
+        with hub(broker.url) as (room, _, _):
+            wait_for(
+                lambda: all((room.card(n) or {}).get("seq") == ends[n] for n in tables),
+                what="every retained state",
+            )
+            for name in tables:
+                card = room.card(name)
+                assert card is not None and card["presence"] == "online" and card["seats"]
+                assert room.seqs(name) == []  # no event was needed: retained messages only
+    finally:
+        for pub in pubs:
+            pub.stop()
+        for table in tables.values():
+            table.close()
