@@ -207,3 +207,47 @@ def test_a_late_hub_gets_every_tables_state_at_once(broker: LocalBroker, tmp_pat
             pub.stop()
         for table in tables.values():
             table.close()
+
+
+def test_a_cursor_from_another_log_is_not_trusted(broker: LocalBroker, tmp_path: Path) -> None:
+    """A log replaced under the same name: the saved cursor names an event it lacks."""
+    table = SimulatedTable(tmp_path / "t.db", seed=7)
+    boards = table.new_game()
+    for board in boards[:2]:
+        table.show(board)
+    key = f"t@{BrokerSettings.from_url(broker.url).address}"
+    AckedCursor(table.log.path).save(key, 5, "f" * 64)
+    with hub(broker.url) as (room, _, _):
+        pub = publisher(table, "t", broker.url)
+        try:
+            end = last_seq(table)
+            wait_for(lambda: room.seqs("t")[-1:] == [end], what="the whole log")
+            assert room.seqs("t") == list(range(1, end + 1))
+        finally:
+            pub.stop()
+            table.close()
+
+
+def test_password_file_and_acls(tmp_path: Path) -> None:
+    passwd = tmp_path / "passwd"
+    tool = "/usr/bin/mosquitto_passwd"
+    subprocess.run([tool, "-b", "-c", str(passwd), "t1", "t1 secret"], check=True)
+    subprocess.run([tool, "-b", str(passwd), "hub", "hub-secret"], check=True)
+    acl = tmp_path / "acl"
+    acl.write_text("user hub\ntopic read cafe/v1/table/#\n\npattern write cafe/v1/table/%u/#\n")
+    auth = ("allow_anonymous false", f"password_file {passwd}", f"acl_file {acl}")
+    with LocalBroker(tmp_path / "broker", extra=auth) as b:
+        hub_url = f"mqtt://hub:hub-secret@127.0.0.1:{b.port}"
+        with hub(hub_url) as (room, _, _):
+            table = SimulatedTable(tmp_path / "t1.db", seed=8)
+            table.show(table.new_game()[0])
+            good = publisher(table, "t1", f"mqtt://t1:t1%20secret@127.0.0.1:{b.port}")
+            bad = publisher(table, "t1", f"mqtt://t1:wrong@127.0.0.1:{b.port}")
+            try:
+                wait_for(lambda: room.seqs("t1")[-1:] == [last_seq(table)], what="t1 via ACL")
+                wait_for(lambda: bad.error and "refused" in bad.error, what="the refusal")
+                assert bad.acked_seq == 0 and bad.state is not PublisherState.ONLINE
+            finally:
+                bad.stop()
+                good.stop()
+                table.close()

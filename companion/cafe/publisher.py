@@ -198,7 +198,7 @@ class TablePublisher:
                 except OSError as exc:  # refused, unreachable, TLS handshake failed
                     self.error = f"{self.broker.address}: {exc}"
                     was_online = False
-                self._save_cursor(force=True)
+                self._save_cursor()
                 if self._stop.is_set():
                     break
                 self._set_state(PublisherState.OFFLINE)
@@ -212,16 +212,15 @@ class TablePublisher:
         """Trusts the saved cursor only if the log still has that very event there."""
         saved = self._cursor.load(self._key)
         self._acked_seq, self._acked_hash = 0, ""
-        if saved is None:
-            return
-        seq, digest = saved
-        found = next(iter(log.events(after_seq=seq - 1)), None) if seq > 0 else None
-        if found is not None and found.seq == seq and found.hash == digest:
-            self._acked_seq, self._acked_hash = seq, digest
-            self._saved_seq = seq
+        if saved is not None:
+            seq, digest = saved
+            found = next(iter(log.events(after_seq=seq - 1)), None) if seq > 0 else None
+            if found is not None and found.seq == seq and found.hash == digest:
+                self._acked_seq, self._acked_hash = seq, digest
+        self._saved_seq = self._acked_seq  # written again only once the broker acknowledges more
 
-    def _save_cursor(self, *, force: bool = False) -> None:
-        if self._acked_seq != self._saved_seq and (force or self._acked_seq > 0):
+    def _save_cursor(self) -> None:
+        if self._acked_seq != self._saved_seq:
             with contextlib.suppress(OSError):
                 self._cursor.save(self._key, self._acked_seq, self._acked_hash)
                 self._saved_seq = self._acked_seq
