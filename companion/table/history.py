@@ -88,7 +88,9 @@ class History:
                         p.get("turn"),
                     )
                     return replace(h, flag=flag)
-                return replace(h, flag=None)
+                if p["outcome"] == "restored":
+                    return replace(h, flag=None)
+                return h  # an accepted reading clears the flag with its ACCEPTED event
             case EventKind.ACCEPTED | EventKind.CORRECTION:
                 step = Step(event.seq, board=p["board"], photo=event.photo, by=p.get("by", ""))
                 return replace(h, steps=(*h.steps, step), flag=None)

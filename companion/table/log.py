@@ -211,6 +211,14 @@ class GameLog:
         for seq, g, kind, payload, photo, at_s, prev, digest in rows:
             yield Event(seq, g, EventKind(kind), json.loads(payload), photo, at_s, prev, digest)
 
+    def head(self) -> Event | None:
+        """The newest event of the whole log."""
+        with self._lock:
+            row = self._db.execute("SELECT MAX(seq) FROM events").fetchone()
+        if not row or row[0] is None:
+            return None
+        return next(self.events(after_seq=int(row[0]) - 1), None)
+
     def games(self) -> list[Event]:
         """The opening event of every game, oldest first."""
         return [e for e in self.events() if e.kind is EventKind.GAME_STARTED]

@@ -122,7 +122,7 @@ class TableSession:
         h = self._history
         if h is None:
             return TableState.SETUP
-        if h.ended is not None:
+        if h.ended is not None or (self._game is not None and self._game.is_over):
             return TableState.ENDED
         if h.flag is not None:
             return (

@@ -5,7 +5,14 @@ from __future__ import annotations
 import threading
 
 from flask import Flask
-from werkzeug.serving import BaseWSGIServer, make_server
+from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
+
+
+class _QuietHandler(WSGIRequestHandler):
+    """No line per request: a hundred live viewers would drown the terminal."""
+
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        pass
 
 
 class DashboardServer:
@@ -16,7 +23,9 @@ class DashboardServer:
     """
 
     def __init__(self, app: Flask, host: str = "127.0.0.1", port: int = 0) -> None:
-        self._server: BaseWSGIServer = make_server(host, port, app, threaded=True)
+        self._server: BaseWSGIServer = make_server(
+            host, port, app, threaded=True, request_handler=_QuietHandler
+        )
         self._server.daemon_threads = True  # type: ignore[attr-defined]
         self._thread = threading.Thread(
             target=self._server.serve_forever, name="dashboard", daemon=True

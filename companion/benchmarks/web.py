@@ -1,0 +1,138 @@
+"""``companion bench web``: many live viewers, one change, how fast every one of them sees it.
+
+A real table session and the real dashboard server on 127.0.0.1; the clients are plain HTTP
+connections reading ``/api/events`` in their own threads, as browsers would.  Each change is a
+stable reading fed to the session; the latency is from feeding it to a client parsing the
+event that carries the new state.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import random
+import statistics
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from companion.games.garum import simulate_game
+from companion.table.fakes import RecordingLights
+from companion.table.log import GameLog
+from companion.table.ports import Reading
+from companion.table.session import NewGame, TableSession
+from companion.web import Services, create_app
+from companion.web.config import WebConfig
+from companion.web.serve import DashboardServer
+
+NAME = "web"
+HELP = "100 concurrent SSE viewers receive each change: p50/p99 delivery latency"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--clients", type=int, default=100)
+    parser.add_argument("--changes", type=int, default=20)
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds to wait per change")
+
+
+class Viewer(threading.Thread):
+    """One SSE connection; records when each new table version arrives."""
+
+    def __init__(self, port: int) -> None:
+        super().__init__(daemon=True)
+        self.port = port
+        self.arrivals: dict[int, float] = {}
+        self.connected = threading.Event()
+        self.failed: str | None = None
+        self._stop = threading.Event()
+
+    def run(self) -> None:
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+            conn.request("GET", "/api/events", headers={"Accept": "text/event-stream"})
+            response = conn.getresponse()
+            self.connected.set()
+            while not self._stop.is_set():
+                line = response.fp.readline()
+                if not line:
+                    return
+                if line.startswith(b"data: "):
+                    version = json.loads(line[6:])["version"]
+                    self.arrivals.setdefault(version, time.perf_counter())
+        except OSError as exc:
+            self.failed = str(exc)
+            self.connected.set()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+def run(args: argparse.Namespace) -> int:
+    with tempfile.TemporaryDirectory(prefix="companion-bench-web-") as tmp:
+        log = GameLog(Path(tmp) / "table.db")
+        session = TableSession(log, RecordingLights(), rng=random.Random(1))
+        stop = threading.Event()
+        owner = threading.Thread(target=session.run, args=(stop,), daemon=True)
+        owner.start()
+        session.operate(
+            "new_game", request=NewGame("troia", "standard", (("A", ("B", "G")), ("B", ("Y", "R"))))
+        )
+        assert session.game is not None
+        states = simulate_game(session.game.setup, random.Random(2))[: args.changes]
+        app = create_app(WebConfig("bench-token", "k", sse_heartbeat_s=5.0), Services(session, log))
+        with DashboardServer(app) as server:
+            viewers = [Viewer(server.port) for _ in range(args.clients)]
+            for v in viewers:
+                v.start()
+            for v in viewers:
+                v.connected.wait(30)
+            failed = [v.failed for v in viewers if v.failed]
+            deadline = time.perf_counter() + 30
+            while session.hub.subscribers < args.clients and time.perf_counter() < deadline:
+                time.sleep(0.05)
+            latencies: list[float] = []
+            missed = 0
+            for state in states:
+                before = session.snapshot()["version"]
+                sent = time.perf_counter()
+                session.feed(Reading(state))
+                version = _wait_version(session, before, args.timeout)
+                end = time.perf_counter() + args.timeout
+                while time.perf_counter() < end and not all(version in v.arrivals for v in viewers):
+                    time.sleep(0.002)
+                for v in viewers:
+                    if version in v.arrivals:
+                        latencies.append(v.arrivals[version] - sent)
+                    else:
+                        missed += 1
+                time.sleep(0.05)
+            for v in viewers:
+                v.stop()
+        stop.set()
+        owner.join()
+        log.close()
+    if not latencies:
+        print("no deliveries")
+        return 1
+    cuts = statistics.quantiles(latencies, n=100)
+    print(f"clients:            {args.clients} ({len(failed)} failed to connect)")
+    print(f"changes:            {len(states)}")
+    print(f"deliveries:         {len(latencies)} of {len(states) * args.clients} ({missed} missed)")
+    print(f"latency p50:        {cuts[49] * 1000:.1f} ms")
+    print(f"latency p99:        {cuts[98] * 1000:.1f} ms")
+    print(f"latency max:        {max(latencies) * 1000:.1f} ms")
+    print(f"target p99 <= 100 ms: {'met' if cuts[98] <= 0.1 else 'NOT met'}")
+    return 0 if missed == 0 and not failed else 1
+
+
+def _wait_version(session: TableSession, before: int, timeout_s: float) -> int:
+    end = time.perf_counter() + timeout_s
+    while time.perf_counter() < end:
+        version = int(session.snapshot()["version"])
+        if version != before:
+            # The last event of the change (the LED command) comes with the same snapshot.
+            return version
+        time.sleep(0.0005)
+    return before
