@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 import pytest
 
 from companion.cafe.broker import BrokerSettings, parse_topic, table_id, topic
 from companion.cafe.hub_web import create_hub_app
+from companion.cafe.options import add_cafe_arguments, publisher_from_args
 from companion.cafe.room import Room, safe_link
 from companion.cafe.simtable import SimulatedTable, _illegal_after
 from companion.cafe.snapshot import TableFold
+from companion.cli import main
 from companion.errors import InputError
 from companion.games.garum import score_state
 
@@ -162,3 +165,29 @@ def test_the_fold_of_the_log_matches_the_live_session(tmp_path: Path) -> None:
     assert after["turn"] == game.turn.number == snap["turn"] - 1
     assert after == TableFold.from_log(table.log).snapshot("t", None)
     table.close()
+
+
+def test_table_commands_take_the_broker_from_flags_or_environment(tmp_path: Path) -> None:
+    parser = argparse.ArgumentParser()
+    add_cafe_arguments(parser, env={"COMPANION_MQTT": "mqtt://broker.cafe"})
+    args = parser.parse_args(["--table", "t1"])
+    assert (args.mqtt, args.table, args.mqtt_ca) == ("mqtt://broker.cafe", "t1", None)
+    assert publisher_from_args(parser.parse_args(["--mqtt", ""]), tmp_path / "t.db") is None
+    with pytest.raises(InputError, match="--table ID"):
+        publisher_from_args(parser.parse_args([]), tmp_path / "t.db")
+    with pytest.raises(InputError, match="must be 1-64"):
+        publisher_from_args(parser.parse_args(["--table", "a/b"]), tmp_path / "t.db")
+    with pytest.raises(InputError, match="no CA certificate"):
+        publisher_from_args(
+            parser.parse_args(["--table", "t1", "--mqtt-ca", str(tmp_path / "none.pem")]),
+            tmp_path / "t.db",
+        )
+    bare = argparse.ArgumentParser()
+    add_cafe_arguments(bare, env={})
+    with pytest.raises(InputError, match="--mqtt URL"):
+        publisher_from_args(bare.parse_args(["--table", "t1"]), tmp_path / "t.db")
+
+
+def test_the_hub_command_rejects_a_bad_broker_url(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["hub", "--mqtt", "http://broker.cafe"]) == 2
+    assert "mqtt:// or mqtts://" in capsys.readouterr().err

@@ -1,0 +1,60 @@
+"""The café options of a table command: ``--mqtt URL --table ID``, or the same from config.
+
+A table command adds them with :func:`add_cafe_arguments` and, once its game log is open,
+calls :func:`publisher_from_args`; without a broker URL the table simply stays local.
+Environment variables (``COMPANION_MQTT``, ``COMPANION_TABLE``, ``COMPANION_MQTT_CA``)
+give the defaults, so a Pi's service file can set them once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from companion.cafe.publisher import TablePublisher, start_publisher
+from companion.errors import InputError
+
+
+def add_cafe_arguments(
+    parser: argparse.ArgumentParser, env: Mapping[str, str] | None = None
+) -> None:
+    env = os.environ if env is None else env
+    group = parser.add_argument_group("café (MQTT)")
+    group.add_argument(
+        "--mqtt",
+        metavar="URL",
+        default=env.get("COMPANION_MQTT") or None,
+        help="publish this table to a broker: mqtt://[user:pass@]host[:port] or mqtts://"
+        " (default $COMPANION_MQTT)",
+    )
+    group.add_argument(
+        "--table",
+        metavar="ID",
+        default=env.get("COMPANION_TABLE") or None,
+        help="this table's id on the broker, e.g. table-07 (default $COMPANION_TABLE)",
+    )
+    group.add_argument(
+        "--mqtt-ca",
+        metavar="FILE",
+        default=env.get("COMPANION_MQTT_CA") or None,
+        help="CA certificate for mqtts:// (default $COMPANION_MQTT_CA, else the system's)",
+    )
+
+
+def publisher_from_args(
+    args: argparse.Namespace, log_path: str | Path, dashboard_url: str | None = None
+) -> TablePublisher | None:
+    """Starts the table's publisher if a broker was given; the caller stops it at exit."""
+    url = getattr(args, "mqtt", None)
+    table = getattr(args, "table", None)
+    if not url:
+        if table:
+            raise InputError("--table needs --mqtt URL (or $COMPANION_MQTT)", field="--mqtt")
+        return None
+    if not table:
+        raise InputError("--mqtt needs --table ID (or $COMPANION_TABLE)", field="--table")
+    return start_publisher(
+        log_path, table, url, dashboard_url, ca_file=getattr(args, "mqtt_ca", None)
+    )
