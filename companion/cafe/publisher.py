@@ -186,27 +186,37 @@ class TablePublisher:
             self._changed.notify_all()
 
     def _run(self) -> None:
+        try:
+            with GameLog(self.log_path) as log:
+                fold = TableFold.from_log(log)
+                self._load_cursor(log)
+                self._keep_connected(log, fold)
+        except Exception as exc:  # the log cannot be read: nothing left to publish from
+            self.error = f"{self.log_path}: {exc}"
+        finally:
+            self._set_state(PublisherState.STOPPED)
+
+    def _keep_connected(self, log: GameLog, fold: TableFold) -> None:
+        """Serves one connection after another until stopped, backing off while refused."""
         opts = self.options
         delay_s = opts.retry_min_s
-        with GameLog(self.log_path) as log:
-            fold = TableFold.from_log(log)
-            self._load_cursor(log)
-            while not self._stop.is_set():
-                self._set_state(PublisherState.CONNECTING)
-                try:
-                    was_online = self._serve(log, fold)
-                except OSError as exc:  # refused, unreachable, TLS handshake failed
-                    self.error = f"{self.broker.address}: {exc}"
-                    was_online = False
-                self._save_cursor()
-                if self._stop.is_set():
-                    break
-                self._set_state(PublisherState.OFFLINE)
-                if was_online:
-                    delay_s = opts.retry_min_s
-                self._stop.wait(delay_s)
-                delay_s = min(delay_s * 2, opts.retry_max_s)
-        self._set_state(PublisherState.STOPPED)
+        while not self._stop.is_set():
+            self._set_state(PublisherState.CONNECTING)
+            was_online = False
+            try:
+                was_online = self._serve(log, fold)
+            except OSError as exc:  # refused, unreachable, TLS handshake failed
+                self.error = f"{self.broker.address}: {exc}"
+            except Exception as exc:  # never let one bad moment end the table's publishing
+                self.error = f"publishing failed: {exc!r}"
+            self._save_cursor()
+            if self._stop.is_set():
+                break
+            self._set_state(PublisherState.OFFLINE)
+            if was_online:
+                delay_s = opts.retry_min_s
+            self._stop.wait(delay_s)
+            delay_s = min(delay_s * 2, opts.retry_max_s)
 
     def _load_cursor(self, log: GameLog) -> None:
         """Trusts the saved cursor only if the log still has that very event there."""
