@@ -19,6 +19,7 @@ from companion.cafe.publisher import (
     PublisherOptions,
     PublisherState,
     TablePublisher,
+    start_publisher,
 )
 from companion.cafe.simtable import SimulatedTable
 
@@ -251,3 +252,43 @@ def test_password_file_and_acls(tmp_path: Path) -> None:
                 bad.stop()
                 good.stop()
                 table.close()
+
+
+def make_certificates(where: Path) -> tuple[Path, Path, Path]:
+    """A private CA and a broker certificate for 127.0.0.1, made with the openssl tool."""
+
+    def openssl(*args: str) -> None:
+        subprocess.run(["openssl", *args], check=True, capture_output=True, cwd=where)
+
+    ec = ("-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes")
+    openssl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "2",
+            "-subj", "/CN=cafe test CA")  # fmt: skip
+    openssl("req", *ec, "-keyout", "broker.key", "-out", "broker.csr", "-subj", "/CN=127.0.0.1")
+    (where / "san.ext").write_text("subjectAltName=IP:127.0.0.1\n")
+    openssl("x509", "-req", "-in", "broker.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
+            "-CAcreateserial", "-out", "broker.crt", "-days", "2",
+            "-extfile", "san.ext")  # fmt: skip
+    return where / "ca.crt", where / "broker.crt", where / "broker.key"
+
+
+def test_tls_with_a_private_ca(tmp_path: Path) -> None:
+    ca, cert, key = make_certificates(tmp_path)
+    tls = ("allow_anonymous true", f"cafile {ca}", f"certfile {cert}", f"keyfile {key}")
+    with LocalBroker(tmp_path / "broker", extra=tls) as b:
+        url = f"mqtts://127.0.0.1:{b.port}"
+        table = SimulatedTable(tmp_path / "t.db", seed=9)
+        table.show(table.new_game()[0])
+        trusted = start_publisher(table.log.path, "t1", url, ca_file=str(ca), options=FAST)
+        untrusted = start_publisher(table.log.path, "t2", url, options=FAST)  # system CAs only
+        plain = TablePublisher(
+            table.log.path, "t3", BrokerSettings.from_url(f"mqtt://127.0.0.1:{b.port}"), None, FAST
+        ).start()
+        try:
+            assert trusted.wait_acked(last_seq(table), 10)
+            wait_for(lambda: untrusted.error and "CERTIFICATE_VERIFY_FAILED" in untrusted.error)
+            wait_for(lambda: plain.error is not None, what="plain MQTT failing on a TLS port")
+            assert untrusted.acked_seq == plain.acked_seq == 0
+        finally:
+            for pub in (trusted, untrusted, plain):
+                pub.stop()
+            table.close()

@@ -7,6 +7,7 @@ TLS behave alike on both sides.
 from __future__ import annotations
 
 import re
+import ssl
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
@@ -99,5 +100,19 @@ class BrokerSettings:
         if self.username is not None:
             client.username_pw_set(self.username, self.password)
         if self.tls:
-            client.tls_set(ca_certs=self.ca_file)
+            context = ssl.create_default_context(cafile=self.ca_file)
+            context.sslsocket_class = _ClosingSSLSocket
+            client.tls_set_context(context)
         return client
+
+
+class _ClosingSSLSocket(ssl.SSLSocket):
+    """Closes itself when the handshake fails: paho drops such a socket without closing it,
+    and a table retrying an untrusted broker would leak one per attempt."""
+
+    def do_handshake(self, block: bool = False) -> None:
+        try:
+            super().do_handshake(block)
+        except BaseException:
+            self.close()
+            raise

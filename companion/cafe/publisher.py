@@ -263,6 +263,9 @@ class TablePublisher:
                 self.error = f"{self.broker.address} refused the connection: {conn.refused}"
                 client.disconnect()
                 return False
+            if self._stop.is_set():
+                client.disconnect()
+                return False
             if rc != mqtt.MQTT_ERR_SUCCESS or conn.lost or time.monotonic() > deadline:
                 self.error = f"{self.broker.address}: no answer to the connection request"
                 return False
