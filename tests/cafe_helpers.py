@@ -82,3 +82,14 @@ def get_text(url: str) -> str:
     with urllib.request.urlopen(url, timeout=10) as response:
         text: str = response.read().decode()
         return text
+
+
+def demo_process(url: str, table: str, *, seed: int, delay_s: float) -> subprocess.Popen[str]:
+    """``companion demo --mqtt URL --table ID``: the demo game at a real, published table."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "companion", "demo", "--mqtt", url, "--table", table,
+         "--seed", str(seed), "--delay", str(delay_s)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
