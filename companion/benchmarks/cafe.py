@@ -40,6 +40,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--poll-s", type=float, default=0.05, help="publisher log poll period")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--settle-s", type=float, default=30.0, help="wait for stragglers")
+    parser.add_argument(
+        "--outage-s",
+        type=float,
+        default=0.0,
+        help="stop the broker this long halfway through (latency then includes the outage)",
+    )
 
 
 class SseClock:
@@ -96,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, tmp: Path) -> int:
-    broker = LocalBroker(tmp / "broker", persistent=False).start()
+    # Persistence keeps the hub's queued events across a broker restart.
+    broker = LocalBroker(tmp / "broker", persistent=args.outage_s > 0).start()
     settings = BrokerSettings.from_url(broker.url)
     room = Room()
     server = HubServer(create_hub_app(room), "127.0.0.1", 0, quiet=True).start()
@@ -125,14 +132,21 @@ def _run(args: argparse.Namespace, tmp: Path) -> int:
             f"café: {args.tables} tables, {total_turns} turns, a turn every {args.turn_s} s"
             f" per table, Mosquitto on {broker.url}, hub on {server.url}"
         )
+        outage = None
+        if args.outage_s > 0:
+            half_s = 0.5 + max(len(p) for p in plans) * args.turn_s / 2
+            outage = threading.Timer(half_s, _outage, (broker, args.outage_s))
+            outage.start()
         _play(tables, plans, args.turn_s, Progress(total_turns, "playing"))
+        if outage is not None:
+            outage.join()
         expected = {
             name: max(e.seq for e in t.log.events()) for name, t in zip(names, tables, strict=True)
         }
         deadline = time.monotonic() + args.settle_s
         while time.monotonic() < deadline and any(clock.seen(n) < expected[n] for n in names):
             time.sleep(0.05)
-        return _report(names, tables, room, clock)
+        return _report(names, tables, room, clock, outage=args.outage_s > 0)
     finally:
         for p in publishers:
             p.stop()
@@ -143,6 +157,13 @@ def _run(args: argparse.Namespace, tmp: Path) -> int:
             clock.close()
         server.stop()
         broker.stop()
+
+
+def _outage(broker: LocalBroker, outage_s: float) -> None:
+    broker.stop()
+    print(f"broker stopped for {outage_s} s", flush=True)
+    time.sleep(outage_s)
+    broker.start()
 
 
 def _play(
@@ -164,7 +185,9 @@ def _play(
             heapq.heappush(queue, (when + turn_s, i, k + 1))
 
 
-def _report(names: list[str], tables: list[SimulatedTable], room: Room, clock: SseClock) -> int:
+def _report(
+    names: list[str], tables: list[SimulatedTable], room: Room, clock: SseClock, *, outage: bool
+) -> int:
     latencies: list[float] = []
     appended = received = lost = repeats = 0
     for name, table in zip(names, tables, strict=True):
@@ -197,6 +220,9 @@ def _report(names: list[str], tables: list[SimulatedTable], room: Room, clock: S
         f" p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {latencies[-1] * 1000:.1f} ms"
         f" ({len(latencies)} events)"
     )
-    ok = lost == 0 and p99 <= 250
-    print(f"targets (0 lost, p99 <= 250 ms): {'met' if ok else 'NOT met'}")
+    if outage:
+        print("(latency includes the events held back by the outage; the targets are for none)")
+    else:
+        ok = lost == 0 and p99 <= 250
+        print(f"targets (0 lost, p99 <= 250 ms): {'met' if ok else 'NOT met'}")
     return 0 if lost == 0 else 1
