@@ -40,7 +40,7 @@ class HubSubscriber:
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
-        client.reconnect_delay_set(min_delay=1, max_delay=4)
+        client.reconnect_delay_set(min_delay=1, max_delay=2)
         client.connect_async(self.broker.host, self.broker.port, keepalive=15)
         client.loop_start()
         self._client = client

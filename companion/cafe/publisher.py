@@ -49,7 +49,7 @@ class PublisherOptions:
 
     poll_s: float = 0.05
     retry_min_s: float = 0.2
-    retry_max_s: float = 5.0
+    retry_max_s: float = 2.0
     keepalive_s: int = 15
     connect_timeout_s: float = 10.0
     save_every_s: float = 0.5
