@@ -87,7 +87,7 @@ class HubSubscriber:
         try:
             text = message.payload.decode("utf-8")
         except UnicodeDecodeError:
-            self.room.on_state(table, None)  # counted as a bad message
+            self.room.bad_message()
             return
         if leaf == "status":
             self.room.on_status(table, text)

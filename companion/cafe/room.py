@@ -143,7 +143,7 @@ class Room:
     def on_status(self, table: str, text: str) -> None:
         presence = {"online": Presence.ONLINE, "offline": Presence.OFFLINE}.get(text)
         if presence is None:
-            self._bad()
+            self.bad_message()
             return
         with self._lock:
             card = self._card(table)
@@ -153,7 +153,7 @@ class Room:
 
     def on_state(self, table: str, state: object) -> None:
         if not isinstance(state, dict) or not isinstance(state.get("seq"), int):
-            self._bad()
+            self.bad_message()
             return
         with self._lock:
             card = self._card(table)
@@ -166,7 +166,7 @@ class Room:
 
     def on_event(self, table: str, event: object) -> None:
         if not isinstance(event, dict) or not isinstance(event.get("seq"), int):
-            self._bad()
+            self.bad_message()
             return
         seq: int = event["seq"]
         with self._lock:
@@ -182,7 +182,8 @@ class Room:
             card.updated_s = time.time()
         self._changed(table)
 
-    def _bad(self) -> None:
+    def bad_message(self) -> None:
+        """A message no table could have meant: counted, never shown."""
         with self._lock:
             self.bad_messages += 1
 
@@ -225,12 +226,12 @@ class Room:
 
 
 def _event_summary(event: dict[str, Any]) -> dict[str, Any]:
-    payload = event.get("payload") if isinstance(event.get("payload"), dict) else {}
-    assert isinstance(payload, dict)
-    outcome = payload.get("outcome")
+    """What a card lists of an event: its kind and, for a verdict, the outcome."""
+    payload = event.get("payload")
+    outcome = payload.get("outcome") if isinstance(payload, dict) else None
     return {
         "seq": event["seq"],
         "kind": _text(event.get("kind")),
-        "outcome": _text(outcome) if isinstance(outcome, str) else None,
+        "outcome": _text(outcome),
         "at_s": event.get("at_s") if isinstance(event.get("at_s"), int | float) else None,
     }
