@@ -9,10 +9,12 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
+import paho.mqtt.client as mqtt
 import pytest
 from cafe_helpers import demo_process, get_json, get_text, hub, table_process, wait_for
+from paho.mqtt.enums import CallbackAPIVersion
 
-from companion.cafe.broker import BrokerSettings
+from companion.cafe.broker import BrokerSettings, topic
 from companion.cafe.mosquitto import LocalBroker
 from companion.cafe.publisher import (
     AckedCursor,
@@ -35,6 +37,15 @@ def broker(tmp_path: Path) -> Iterator[LocalBroker]:
         yield b
     finally:
         b.stop()
+
+
+def clear_retained(url: str, name: str) -> None:
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="staff")
+    client.connect("127.0.0.1", int(url.rsplit(":", 1)[1]))
+    client.loop_start()
+    client.publish(name, b"", qos=1, retain=True).wait_for_publish(5)
+    client.disconnect()
+    client.loop_stop()
 
 
 def last_seq(table: SimulatedTable) -> int:
@@ -125,6 +136,10 @@ def test_a_table_killed_uncleanly_shows_offline(broker: LocalBroker, tmp_path: P
     # The will is retained: a hub arriving later also sees the table offline.
     with hub(broker.url) as (late, _, _):
         wait_for(lambda: (late.card("doomed") or {}).get("presence") == "offline")
+        # Retiring the table: its retained messages cleared, the card goes.
+        for leaf in ("state", "status"):
+            clear_retained(broker.url, topic("doomed", leaf))
+        wait_for(lambda: late.card("doomed") is None, what="the card to go")
 
 
 def test_a_broker_restart_loses_no_event(broker: LocalBroker, tmp_path: Path) -> None:

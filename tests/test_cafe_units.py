@@ -191,3 +191,13 @@ def test_table_commands_take_the_broker_from_flags_or_environment(tmp_path: Path
 def test_the_hub_command_rejects_a_bad_broker_url(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["hub", "--mqtt", "http://broker.cafe"]) == 2
     assert "mqtt:// or mqtts://" in capsys.readouterr().err
+
+
+def test_a_retired_table_leaves_the_room() -> None:
+    room = Room()
+    room.on_status("old", "offline")
+    with room.watch() as watcher:
+        assert watcher.changed(1.0) == ["old"]
+        room.forget("old")
+        assert watcher.changed(1.0) == ["old"]
+    assert room.card("old") is None and room.cards() == []

@@ -84,6 +84,10 @@ class HubSubscriber:
         if where is None:
             return
         table, leaf = where
+        if not message.payload:  # a retained message cleared: the table was retired
+            if leaf == "status":
+                self.room.forget(table)
+            return
         try:
             text = message.payload.decode("utf-8")
         except UnicodeDecodeError:

@@ -49,8 +49,7 @@ def create_hub_app(room: Room, config: HubWebConfig | None = None) -> Flask:
                         continue
                     for table in changed:
                         card = room.card(table)
-                        if card is not None:
-                            yield sse("table", card)
+                        yield sse("table", card) if card else sse("gone", {"table": table})
 
         return Response(
             stream_with_context(stream()),

@@ -182,6 +182,13 @@ class Room:
             card.updated_s = time.time()
         self._changed(table)
 
+    def forget(self, table: str) -> None:
+        """A table taken out of service (its retained status cleared): drop its card."""
+        with self._lock:
+            found = self._tables.pop(table, None) is not None
+        if found:
+            self._changed(table)
+
     def bad_message(self) -> None:
         """A message no table could have meant: counted, never shown."""
         with self._lock:

@@ -75,6 +75,12 @@ function connect() {
   source.onopen = () => { live.textContent = "live"; live.className = "live on"; };
   source.onerror = () => { live.textContent = "reconnecting…"; live.className = "live off"; };
   source.addEventListener("table", (msg) => place(renderCard(JSON.parse(msg.data))));
+  source.addEventListener("gone", (msg) => {
+    const table = JSON.parse(msg.data).table;
+    const main = document.getElementById("tables");
+    const card = Array.from(main.children).find((n) => n.dataset.table === table);
+    if (card) card.remove();
+  });
 }
 
 document.addEventListener("DOMContentLoaded", connect);
