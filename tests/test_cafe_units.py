@@ -75,6 +75,8 @@ def test_the_room_keeps_the_newest_state_and_counts_bad_messages() -> None:
     room.on_state("t", {"seq": 9, "status": "playing"})
     room.on_state("t", {"seq": 4, "status": "dispute"})  # an older snapshot, late
     assert room.card("t")["status"] == "playing"  # type: ignore[index]
+    room.on_state("t", {"seq": 10, "status": 'x" onclick="alert(1)'})
+    assert room.card("t")["status"] == "unknown"  # type: ignore[index]
     room.on_state("t", "not json")
     room.on_state("t", {"no": "seq"})
     room.on_event("t", [1, 2])

@@ -19,6 +19,8 @@ from urllib.parse import urlsplit
 
 RECENT_EVENTS = 8
 SEQ_MEMORY = 20_000  # per table: enough for a long evening, bounded all the same
+# The table statuses a snapshot may carry; they become CSS classes, so nothing else passes.
+STATUSES = frozenset({"setup", "playing", "dispute", "desync", "ended"})
 
 
 class Presence(StrEnum):
@@ -60,7 +62,7 @@ class TableCard:
             "presence": self.presence.value,
             "seq": self.state_seq,
             "last_event_seq": self.last_event_seq,
-            "status": _text(s.get("status")) or "unknown",
+            "status": s["status"] if s.get("status") in STATUSES else "unknown",
             "game": s.get("game") if isinstance(s.get("game"), int) else None,
             "board": _text(s.get("board_title") or s.get("board")),
             "variant": _text(s.get("variant")),
