@@ -14,8 +14,9 @@ from typing import Any
 
 from companion.cafe.broker import BrokerSettings
 from companion.cafe.hub import HubSubscriber
-from companion.cafe.hub_web import HubServer, create_hub_app
+from companion.cafe.hub_web import create_hub_app
 from companion.cafe.room import Room
+from companion.web.serve import DashboardServer
 
 _hub_ids = iter(range(1, 10_000))
 
@@ -33,11 +34,13 @@ def wait_for(predicate: Callable[[], Any], timeout_s: float = 15.0, what: str = 
 
 
 @contextmanager
-def hub(url: str, *, serve: bool = False) -> Iterator[tuple[Room, HubSubscriber, HubServer | None]]:
+def hub(
+    url: str, *, serve: bool = False
+) -> Iterator[tuple[Room, HubSubscriber, DashboardServer | None]]:
     """A hub with a client id of its own, optionally serving its page on a free port."""
     room = Room()
     subscriber = HubSubscriber(room, BrokerSettings.from_url(url), f"test-hub-{next(_hub_ids)}")
-    server = HubServer(create_hub_app(room), "127.0.0.1", 0, quiet=True).start() if serve else None
+    server = DashboardServer(create_hub_app(room)).start() if serve else None
     subscriber.start()
     try:
         assert subscriber.wait_connected(10), "the hub did not connect"

@@ -99,7 +99,7 @@ def test_two_demo_tables_appear_on_the_hub(broker: LocalBroker, tmp_path: Path) 
         try:
             wait_for(lambda: ((room.card("t1") or {}).get("turn") or 0) > 4, what="t1 playing")
             wait_for(lambda: (room.card("t2") or {}).get("dispute"), what="t2's dispute")
-            tables = {c["table"]: c for c in get_json(server.url + "api/tables")["tables"]}
+            tables = {c["table"]: c for c in get_json(server.url + "/api/tables")["tables"]}
             assert set(tables) == {"t1", "t2"}
             t1, t2 = tables["t1"], tables["t2"]
             assert t1["presence"] == t2["presence"] == "online"
@@ -110,7 +110,7 @@ def test_two_demo_tables_appear_on_the_hub(broker: LocalBroker, tmp_path: Path) 
             assert not t1["dispute"] and not t1["desync"]
             assert t2["dispute"] and t2["violations"] and t2["status"] == "dispute"
             assert t2["dashboard"] == "http://t2.local:5000/"
-            page = get_text(server.url)
+            page = get_text(server.url + "/")
             assert 'href="http://t2.local:5000/"' in page
             assert 'data-table="t1"' in page and " dispute" in page
             assert set(read_sse_tables(server.port, {"t1", "t2"})) == {"t1", "t2"}

@@ -82,7 +82,7 @@ def test_the_room_page_is_live_escaped_and_opens_a_tables_dashboard(
             ).start()
             try:
                 hostile_table(broker.url)
-                page.goto(server.url)
+                page.goto(server.url + "/")
                 t1 = page.locator('article[data-table="t1"]')
                 sync_api.expect(page.locator("#live")).to_have_text("live", timeout=10_000)
                 before = int(t1.get_attribute("data-event-seq") or 0)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from companion.cafe.broker import BrokerSettings
 from companion.cafe.hub import HubSubscriber
-from companion.cafe.hub_web import HubServer, create_hub_app
+from companion.cafe.hub_web import create_hub_app
 from companion.cafe.mosquitto import LocalBroker
 from companion.cafe.publisher import PublisherOptions, TablePublisher
 from companion.cafe.room import Room
@@ -29,6 +29,7 @@ from companion.cafe.simtable import SimulatedTable
 from companion.cli._progress import Progress
 from companion.errors import CompanionError
 from companion.games.garum.state import BoardState
+from companion.web.serve import DashboardServer
 
 NAME = "cafe"
 HELP = "50 simulated tables publish a full game each to a local Mosquitto; hub latency, loss"
@@ -106,7 +107,7 @@ def _run(args: argparse.Namespace, tmp: Path) -> int:
     broker = LocalBroker(tmp / "broker", persistent=args.outage_s > 0).start()
     settings = BrokerSettings.from_url(broker.url)
     room = Room()
-    server = HubServer(create_hub_app(room), "127.0.0.1", 0, quiet=True).start()
+    server = DashboardServer(create_hub_app(room)).start()
     hub = HubSubscriber(room, settings, "companion-bench-hub").start()
     publishers: list[TablePublisher] = []
     tables: list[SimulatedTable] = []

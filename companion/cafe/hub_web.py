@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -67,44 +66,3 @@ def create_hub_app(room: Room, config: HubWebConfig | None = None) -> Flask:
         return response
 
     return app
-
-
-class HubServer:
-    """The hub page served from a background thread (the command, the benchmark, tests)."""
-
-    def __init__(
-        self, app: Flask, host: str = "127.0.0.1", port: int = 5050, *, quiet: bool = False
-    ) -> None:
-        from werkzeug.serving import WSGIRequestHandler, make_server
-
-        class Handler(WSGIRequestHandler):
-            def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
-                if not quiet:
-                    super().log_request(code, size)
-
-        self._server = make_server(host, port, app, threaded=True, request_handler=Handler)
-        self._server.daemon_threads = True  # type: ignore[attr-defined]
-        self.port: int = self._server.server_port
-        self.host = host
-        self._thread: threading.Thread | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://{self.host}:{self.port}/"
-
-    def start(self) -> HubServer:
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, name="hub-web", daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def serve_forever(self) -> None:
-        self._server.serve_forever()
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(5)
-            self._thread = None

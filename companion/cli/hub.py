@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import threading
 from pathlib import Path
 from typing import Any
 
 from companion.cafe.broker import BrokerSettings
 from companion.cafe.hub import HubSubscriber, default_client_id
-from companion.cafe.hub_web import HubServer, HubWebConfig, create_hub_app
+from companion.cafe.hub_web import HubWebConfig, create_hub_app
 from companion.cafe.room import Room
 from companion.errors import InputError
+from companion.web.serve import DashboardServer
 
 
 def register(subparsers: Any) -> None:
@@ -44,13 +46,17 @@ def run(args: argparse.Namespace) -> int:
     room = Room()
     app = create_hub_app(room, HubWebConfig(title=args.title))
     try:
-        server = HubServer(app, args.host, args.port)
+        server = DashboardServer(app, args.host, args.port)
     except OSError as exc:
         raise InputError(f"cannot serve on {args.host}:{args.port}: {exc}", field="--port") from exc
     subscriber = HubSubscriber(room, broker, args.client_id).start()
-    print(f"hub for {broker.address}: http://{args.host}:{server.port}/", flush=True)
+    server.start()
+    print(f"hub for {broker.address}: {server.url}/", flush=True)
     try:
-        server.serve_forever()
+        threading.Event().wait()  # serves until Ctrl-C
+    except KeyboardInterrupt:
+        pass
     finally:
+        server.stop()
         subscriber.stop()
     return 0
