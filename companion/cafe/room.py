@@ -10,7 +10,6 @@ a table but never misses a table.
 from __future__ import annotations
 
 import threading
-import time
 from collections import deque
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -50,7 +49,6 @@ class TableCard:
     gaps: int = 0
     seqs: deque[int] = field(default_factory=lambda: deque(maxlen=SEQ_MEMORY))
     recent: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=RECENT_EVENTS))
-    updated_s: float = 0.0
 
     def view(self) -> dict[str, Any]:
         """The card as JSON for the page; user-typed strings stay data, never markup."""
@@ -150,7 +148,6 @@ class Room:
         with self._lock:
             card = self._card(table)
             card.presence = presence
-            card.updated_s = time.time()
         self._changed(table)
 
     def on_state(self, table: str, state: object) -> None:
@@ -163,7 +160,6 @@ class Room:
                 return  # an older snapshot than the one shown
             card.state = state
             card.state_seq = state["seq"]
-            card.updated_s = time.time()
         self._changed(table)
 
     def on_event(self, table: str, event: object) -> None:
@@ -181,7 +177,6 @@ class Room:
             card.last_event_seq = seq
             card.seqs.append(seq)
             card.recent.appendleft(_event_summary(event))
-            card.updated_s = time.time()
         self._changed(table)
 
     def forget(self, table: str) -> None:
