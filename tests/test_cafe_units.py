@@ -18,18 +18,18 @@ from companion.errors import InputError
 from companion.games.garum import score_state
 
 
-def test_broker_url_with_credentials_and_tls() -> None:
+def test_broker_url_with_credentials_and_tls(tmp_path: Path) -> None:
     plain = BrokerSettings.from_url("mqtt://t1:p%40ss@broker.cafe:1884")
     assert (plain.host, plain.port, plain.tls) == ("broker.cafe", 1884, False)
     assert (plain.username, plain.password) == ("t1", "p@ss")
     assert plain.address == "broker.cafe:1884"  # never the password
-    secure = BrokerSettings.from_url("mqtts://broker.cafe", ca_file="/etc/ca.pem")
-    assert (secure.port, secure.tls, secure.username, secure.ca_file) == (
-        8883,
-        True,
-        None,
-        "/etc/ca.pem",
-    )
+    ca = tmp_path / "ca.pem"
+    ca.write_text("not checked until a connection")
+    secure = BrokerSettings.from_url("mqtts://broker.cafe", ca_file=str(ca))
+    assert (secure.port, secure.tls, secure.username, secure.ca_file) == (8883, True, None, str(ca))
+    with pytest.raises(InputError, match="no CA certificate") as err:
+        BrokerSettings.from_url("mqtts://broker.cafe", ca_file=str(tmp_path / "missing.pem"))
+    assert err.value.field == "--mqtt-ca"
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import ssl
 from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import paho.mqtt.client as mqtt
@@ -74,6 +75,8 @@ class BrokerSettings:
                 " are used",
                 field="--mqtt",
             )
+        if ca_file is not None and not Path(ca_file).is_file():
+            raise InputError(f"no CA certificate file at {ca_file}", field="--mqtt-ca")
         tls = parts.scheme == "mqtts"
         return cls(
             host=parts.hostname,

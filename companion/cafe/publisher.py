@@ -28,7 +28,6 @@ import paho.mqtt.client as mqtt
 
 from companion.cafe.broker import BrokerSettings, table_id, topic
 from companion.cafe.snapshot import TableFold, event_message
-from companion.errors import InputError
 from companion.table.log import GameLog
 
 # How many events may wait for the broker's acknowledgement at once (bounds memory during a
@@ -333,6 +332,4 @@ def start_publisher(
 ) -> TablePublisher:
     """Starts publishing a table's log to the broker at ``url``; stop it with ``.stop()``."""
     broker = BrokerSettings.from_url(url, ca_file=ca_file)
-    if ca_file is not None and not Path(ca_file).is_file():
-        raise InputError(f"no CA certificate file at {ca_file}", field="--mqtt-ca")
     return TablePublisher(log_path, table, broker, dashboard_url, options).start()

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from companion.boards import load_profile
 from companion.cafe.publisher import PublisherOptions, start_publisher
 from companion.games.garum import random_setup, simulate_game
 from companion.games.garum.state import BoardState
@@ -35,15 +36,11 @@ class SimulatedTable:
         self.rng = random.Random(seed)
         self.players = players
         self.board = board
+        self.profile = load_profile(board)
         self.session = TableSession(self.log, RecordingLights(), rng=self.rng)
 
     def new_game(self, variant: str = "standard") -> list[BoardState]:
-        profile = self.session.profile
-        if profile is None or profile.name != self.board:
-            from companion.boards import load_profile
-
-            profile = load_profile(self.board)
-        setup = random_setup(profile, self.players, variant, self.rng)
+        setup = random_setup(self.profile, self.players, variant, self.rng)
         request = NewGame(
             board=self.board,
             variant=variant,

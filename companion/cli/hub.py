@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import threading
-from pathlib import Path
 from typing import Any
 
 from companion.cafe.broker import BrokerSettings
@@ -38,8 +37,6 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.mqtt_ca is not None and not Path(args.mqtt_ca).is_file():
-        raise InputError(f"no CA certificate file at {args.mqtt_ca}", field="--mqtt-ca")
     if not 0 < args.port < 65536:
         raise InputError(f"port {args.port} is out of range", field="--port")
     broker = BrokerSettings.from_url(args.mqtt, ca_file=args.mqtt_ca)
