@@ -39,12 +39,14 @@ def test_broker_url_with_credentials_and_tls(tmp_path: Path) -> None:
         ("mqtt://:1883", "no host"),
         ("mqtt://broker:99999", "port"),
         ("mqtt://broker/cafe", "path"),
+        ("mqtt://t1:s3cret@broker:port", "t1:***@broker:port"),
     ],
 )
 def test_bad_broker_urls_say_what_is_wrong(url: str, what: str) -> None:
     with pytest.raises(InputError) as err:
         BrokerSettings.from_url(url)
     assert what in str(err.value) and err.value.field == "--mqtt"
+    assert "s3cret" not in str(err.value)
 
 
 def test_table_ids_are_single_topic_levels() -> None:

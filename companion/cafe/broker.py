@@ -59,19 +59,20 @@ class BrokerSettings:
     def from_url(cls, url: str, *, ca_file: str | None = None) -> BrokerSettings:
         """``mqtt://[user[:pass]@]host[:port]`` (1883) or ``mqtts://...`` (TLS, 8883)."""
         parts = urlsplit(url)
+        shown = _redacted(url)
         if parts.scheme not in ("mqtt", "mqtts"):
             raise InputError(
-                f"broker URL {url!r} must start with mqtt:// or mqtts://", field="--mqtt"
+                f"broker URL {shown!r} must start with mqtt:// or mqtts://", field="--mqtt"
             )
         try:
             port = parts.port
         except ValueError:
-            raise InputError(f"broker URL {url!r} has a bad port number", field="--mqtt") from None
+            raise InputError(f"broker URL {shown!r} has a bad port", field="--mqtt") from None
         if not parts.hostname:
-            raise InputError(f"broker URL {url!r} names no host", field="--mqtt")
+            raise InputError(f"broker URL {shown!r} names no host", field="--mqtt")
         if parts.path not in ("", "/") or parts.query or parts.fragment:
             raise InputError(
-                f"broker URL {url!r} has a path or query; only user, password, host and port"
+                f"broker URL {shown!r} has a path or query; only user, password, host and port"
                 " are used",
                 field="--mqtt",
             )
@@ -107,6 +108,15 @@ class BrokerSettings:
             context.sslsocket_class = _ClosingSSLSocket
             client.tls_set_context(context)
         return client
+
+
+def _redacted(url: str) -> str:
+    """The URL as it may be printed: any password replaced by ``***``."""
+    scheme, sep, rest = url.partition("://")
+    userinfo, at, host = rest.rpartition("@")
+    if not sep or not at or ":" not in userinfo:
+        return url
+    return f"{scheme}://{userinfo.split(':', 1)[0]}:***@{host}"
 
 
 class _ClosingSSLSocket(ssl.SSLSocket):
