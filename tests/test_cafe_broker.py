@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import shutil
 import signal
 import subprocess
 from collections.abc import Iterator
@@ -287,6 +288,7 @@ def make_certificates(where: Path) -> tuple[Path, Path, Path]:
     return where / "ca.crt", where / "broker.crt", where / "broker.key"
 
 
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl tool")
 def test_tls_with_a_private_ca(tmp_path: Path) -> None:
     ca, cert, key = make_certificates(tmp_path)
     tls = ("allow_anonymous true", f"cafile {ca}", f"certfile {cert}", f"keyfile {key}")
