@@ -25,6 +25,7 @@ from companion.cafe.publisher import (
     start_publisher,
 )
 from companion.cafe.simtable import SimulatedTable
+from companion.table.log import GameLog
 
 pytestmark = [pytest.mark.mosquitto, pytest.mark.timeout(60)]
 
@@ -141,6 +142,30 @@ def test_a_table_killed_uncleanly_shows_offline(broker: LocalBroker, tmp_path: P
         for leaf in ("state", "status"):
             clear_retained(broker.url, topic("doomed", leaf))
         wait_for(lambda: late.card("doomed") is None, what="the card to go")
+
+
+def test_a_table_killed_mid_game_resends_what_the_broker_missed(
+    broker: LocalBroker, tmp_path: Path
+) -> None:
+    log = tmp_path / "t.db"
+    with hub(broker.url) as (room, _, _):
+        first = table_process(log, broker.url, "t", "--turns", "60", "--turn-s", "0.01")
+        try:
+            wait_for(lambda: len(room.seqs("t")) > 30, what="the game under way")
+            first.send_signal(signal.SIGKILL)
+            first.wait(10)
+        finally:
+            stop_process(first)
+        second = table_process(log, broker.url, "t", "--turns", "2", seed=2)
+        try:
+            assert second.stdout is not None and second.stdout.readline() == "played\n"
+            with GameLog(log) as reader:
+                head = reader.head()
+            assert head is not None
+            wait_for(lambda: room.seqs("t")[-1:] == [head.seq], what="the resent events")
+            assert room.seqs("t") == list(range(1, head.seq + 1))
+        finally:
+            stop_process(second)
 
 
 def test_a_broker_restart_loses_no_event(broker: LocalBroker, tmp_path: Path) -> None:
