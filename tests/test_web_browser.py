@@ -94,7 +94,13 @@ def test_the_page_loads_with_the_board(
 ) -> None:
     _, server = table
     assert api(server, "new_game", NEW_GAME, TOKEN) == 200
+    errors: list[str] = []
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(server.url + "/")
+    page.wait_for_load_state("networkidle")
+    assert errors == []  # no script errors, nothing blocked by the content security policy
+    assert page.locator(".qr img").evaluate("img => img.naturalWidth") > 0
     assert page.locator("svg.board").first.is_visible()
     assert page.locator("svg.board rect.cell").count() == 256
     assert page.locator("[data-status]").first.inner_text() == "Playing"

@@ -32,22 +32,9 @@ from companion.table.log import GameLog, canonical_json
 from companion.table.ports import Reading
 from companion.table.replay import export_lines
 from companion.table.session import NewGame, TableSession
+from companion.table.sources import misplaced
 
 NEW_GAME = NewGame("troia", "standard", (("Ana", ("B", "G")), ("Ben", ("Y", "R"))))
-
-
-def misplaced(game: Game, legal_next: BoardState) -> BoardState:
-    """``legal_next`` with an extra tile of the player's colour in another empty vat."""
-    assert game.turn is not None
-    board = game.setup.board
-    cells = list(legal_next.cells)
-    for vat in board.vats:
-        slot = board.vat_slots[vat][0]
-        if vat != game.turn.vat and all(cells[c] == "." for c in slot):
-            for c in slot:
-                cells[c] = game.turn.colour
-            return BoardState("".join(cells), legal_next.workers)
-    return legal_next
 
 
 def readings_for(setup: GameSetup, seed: int, turns: int) -> list[Reading]:

@@ -82,6 +82,19 @@ class NewGame:
     seats: tuple[tuple[str, tuple[str, ...]], ...]
     ghost: str | None = None
     first_seat: int = 0
+    aureus: tuple[int, ...] | None = None  # drawn by the companion unless given
+
+    @classmethod
+    def of(cls, setup: GameSetup) -> NewGame:
+        """The request that recreates ``setup`` exactly (a recorded game replayed)."""
+        return cls(
+            setup.board.name,
+            setup.variant.value,
+            tuple((s.name, s.colours) for s in setup.seats),
+            setup.ghost,
+            setup.first_seat,
+            setup.aureus or None,
+        )
 
 
 class TableSession:
@@ -498,7 +511,13 @@ def make_setup(
     seats = tuple(Seat(name=name, colours=tuple(colours)) for name, colours in request.seats)
     try:
         return GameSetup.create(
-            board, variant, seats, ghost=request.ghost, first_seat=request.first_seat, rng=rng
+            board,
+            variant,
+            seats,
+            ghost=request.ghost,
+            aureus=request.aureus,
+            first_seat=request.first_seat,
+            rng=rng,
         )
     except SetupError as exc:
         raise InputError(exc.message, field=exc.field) from exc

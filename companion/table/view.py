@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from companion.games.garum import Game, GameSetup, score_state
+from companion.games.garum import Game, GameSetup, line_name, score_state
 from companion.games.garum.state import BoardState
 from companion.table.history import History
 from companion.table.ports import TableLights
@@ -44,7 +44,14 @@ def scores_view(setup: GameSetup, state: BoardState) -> dict[str, Any]:
     """Scores if the game ended now: per colour (bonus, workers, lines) and per seat."""
     sheet = score_state(setup.board, state, setup.seats, setup.ghost)
     return {
-        "colours": {c: {**_plain(s), "total": s.total} for c, s in sheet.colours.items()},
+        "colours": {
+            c: {
+                **_plain(s),
+                "total": s.total,
+                "lines": [{**_plain(ln), "name": line_name(ln.line)} for ln in s.lines],
+            }
+            for c, s in sheet.colours.items()
+        },
         "seats": [_plain(s) for s in sheet.seats],
         "winners": list(sheet.winners),
     }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import segno
@@ -235,5 +236,6 @@ def qr() -> Response:
     """A QR code to the table page, for phones at the table."""
     base = current_app.config["COMPANION"].public_url or request.host_url
     target = base.rstrip("/") + url_for("pages.phone")
-    svg = segno.make(target, error="m").svg_inline(scale=6, dark="#222", light="#fff")
-    return Response(svg, mimetype="image/svg+xml")
+    buffer = io.BytesIO()
+    segno.make(target, error="m").save(buffer, kind="svg", scale=6, dark="#222", light="#fff")
+    return Response(buffer.getvalue(), mimetype="image/svg+xml")

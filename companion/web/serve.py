@@ -44,9 +44,10 @@ class DashboardServer:
         return self
 
     def stop(self) -> None:
-        self._server.shutdown()
+        if self._thread.is_alive():
+            self._server.shutdown()
+            self._thread.join(timeout=5)
         self._server.server_close()
-        self._thread.join(timeout=5)
 
     def __enter__(self) -> DashboardServer:
         return self.start()

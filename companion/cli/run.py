@@ -1,0 +1,48 @@
+"""``companion run --config FILE``: the table on real hardware, with the dashboard."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import threading
+from typing import Any
+
+from companion.table.config import load_config
+from companion.table.runner import Table
+from companion.web.config import WebConfig
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "run",
+        help="run the table from a configuration file (camera, LEDs, buttons, dashboard)",
+        description=(
+            "Runs the live table described by a TOML file; resumes the last game from the "
+            "game log after a restart. The operator token comes from COMPANION_OPERATOR_TOKEN."
+        ),
+    )
+    parser.add_argument("--config", required=True, metavar="FILE", help="the table's TOML file")
+    parser.add_argument("--port", type=int, help="serve the dashboard on this port instead")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    config = load_config(args.config)
+    if args.port is not None:
+        from dataclasses import replace
+
+        config = replace(config, port=args.port)
+    web = WebConfig.from_env()
+    table = Table.open(config, web=web).start()
+    print(f"dashboard: {table.server.url}/  (TV: /tv, phone: /phone)", flush=True)
+    print(f"operator token: {web.operator_token}", flush=True)
+    print(f"game log: {config.log_path}", flush=True)
+    done = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: done.set())
+    try:
+        done.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        table.close()
+    return 0

@@ -1,0 +1,102 @@
+"""The table's configuration file (TOML): where data lives, which hardware, the dashboard.
+
+Every backend is named by ``kind`` so a Pi with a camera, the LED device and buttons, and a
+laptop replaying a game record, use the same file format.  Secrets (the operator token)
+stay in the environment (``COMPANION_OPERATOR_TOKEN``), never in the file.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from companion.errors import InputError
+
+CAMERA_KINDS = ("none", "record", "simulated")
+LIGHT_KINDS = ("none", "print")
+BUTTON_KINDS = ("none", "gpio")
+
+
+@dataclass(frozen=True)
+class Backend:
+    kind: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    source: str
+    data_dir: Path
+    host: str = "127.0.0.1"
+    port: int = 5000
+    camera: Backend = Backend("none")
+    lights: Backend = Backend("none")
+    buttons: Backend = Backend("none")
+    game: dict[str, Any] | None = None
+
+    @property
+    def log_path(self) -> Path:
+        return self.data_dir / "table.db"
+
+    def path(self, value: str) -> Path:
+        """A path from the file, relative to the file's own folder."""
+        p = Path(value)
+        return p if p.is_absolute() else Path(self.source).parent / p
+
+
+def _table(data: dict[str, Any], key: str, source: str) -> dict[str, Any]:
+    value = data.get(key, {})
+    if not isinstance(value, dict):
+        raise InputError("expected a table", source=source, field=key)
+    return value
+
+
+def _backend(data: dict[str, Any], key: str, kinds: tuple[str, ...], source: str) -> Backend:
+    section = _table(data, key, source)
+    kind = section.get("kind", "none")
+    if kind not in kinds:
+        raise InputError(
+            f"unknown kind {kind!r} (one of: {', '.join(kinds)})",
+            source=source,
+            field=f"{key}.kind",
+        )
+    return Backend(kind, {k: v for k, v in section.items() if k != "kind"})
+
+
+def load_config(path: str | Path) -> TableConfig:
+    source = str(path)
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError("no such configuration file", source=source) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read the file: {exc}", source=source) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"not valid TOML: {exc}", source=source) from None
+    data_dir = data.get("data_dir", "companion-data")
+    if not isinstance(data_dir, str) or not data_dir:
+        raise InputError("expected a folder name", source=source, field="data_dir")
+    web = _table(data, "web", source)
+    host = web.get("host", "127.0.0.1")
+    port = web.get("port", 5000)
+    if not isinstance(host, str):
+        raise InputError("expected a host name or address", source=source, field="web.host")
+    if not isinstance(port, int) or not 0 <= port <= 65535:
+        raise InputError("expected a port number 0-65535", source=source, field="web.port")
+    game = data.get("game")
+    if game is not None and not isinstance(game, dict):
+        raise InputError("expected a table", source=source, field="game")
+    base = Path(source).parent
+    folder = Path(data_dir)
+    return TableConfig(
+        source=source,
+        data_dir=folder if folder.is_absolute() else base / folder,
+        host=host,
+        port=port,
+        camera=_backend(data, "camera", CAMERA_KINDS, source),
+        lights=_backend(data, "lights", LIGHT_KINDS, source),
+        buttons=_backend(data, "buttons", BUTTON_KINDS, source),
+        game=game,
+    )

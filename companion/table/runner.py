@@ -1,0 +1,177 @@
+"""The table assembled: game log, session thread, hardware and dashboard, from one config.
+
+This is the only place that knows which concrete camera, LED device and buttons are used;
+adding a backend is one more case in :func:`make_readings`, :func:`make_lights` or
+:func:`make_buttons`.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+import sys
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion.boards.profile import load_profile
+from companion.errors import InputError
+from companion.games.garum import parse_record
+from companion.table.config import Backend, TableConfig
+from companion.table.frames import render_jpeg
+from companion.table.gpio_buttons import GpioButtons
+from companion.table.log import GameLog
+from companion.table.ports import (
+    Button,
+    ButtonSource,
+    LightsSink,
+    ReadingSource,
+    TableLights,
+)
+from companion.table.session import NewGame, TableSession, make_setup
+from companion.table.sources import RecordReadings, simulated_players
+from companion.web import Services, create_app
+from companion.web.config import WebConfig
+from companion.web.serve import DashboardServer
+
+DEFAULT_GAME: dict[str, Any] = {
+    "board": "troia",
+    "variant": "standard",
+    "seats": [
+        {"name": "Livia", "colours": ["B"]},
+        {"name": "Marcus", "colours": ["G"]},
+        {"name": "Julia", "colours": ["Y"]},
+        {"name": "Titus", "colours": ["R"]},
+    ],
+}
+
+
+class PrintedLights:
+    """Lights shown as a line on the terminal, for a table without the LED device."""
+
+    def show(self, lights: TableLights) -> None:
+        vat = f" vat {lights.vat}" if lights.vat is not None else ""
+        colour = f" colour {lights.colour}" if lights.colour else ""
+        print(f"lights: {lights.status.value}{vat}{colour}", file=sys.stderr, flush=True)
+
+
+class NoLights:
+    def show(self, lights: TableLights) -> None:
+        pass
+
+
+def make_readings(config: TableConfig) -> tuple[ReadingSource | None, NewGame | None]:
+    """The reading source, and the game it implies (a recorded game is replayed as set up)."""
+    backend = config.camera
+    if backend.kind == "record":
+        path = config.path(_option(backend, "record", str, config, "camera"))
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            raise InputError(
+                f"cannot read the game record: {exc.strerror}", source=str(path)
+            ) from None
+        record = parse_record(lines, str(path))
+        interval = float(backend.options.get("interval_s", 2.0))
+        return RecordReadings(record.states, interval_s=interval), NewGame.of(record.setup)
+    if backend.kind == "simulated":
+        request = new_game_from(config.game or DEFAULT_GAME, config.source)
+        setup = make_setup(request, load_profile, random.Random(backend.options.get("seed")))
+        rng = random.Random(backend.options.get("seed"))
+        mistakes = tuple(backend.options.get("mistakes_at", (4,)))
+        states = simulated_players(setup, rng, mistakes_at=mistakes)
+        interval = float(backend.options.get("interval_s", 2.0))
+        frames = functools.partial(render_jpeg, setup.board)
+        return RecordReadings(states, interval_s=interval, frame=frames), NewGame.of(setup)
+    return None, None
+
+
+def make_lights(config: TableConfig) -> LightsSink:
+    if config.lights.kind == "print":
+        return PrintedLights()
+    return NoLights()
+
+
+def make_buttons(config: TableConfig) -> ButtonSource | None:
+    backend = config.buttons
+    if backend.kind == "gpio":
+        pins = {
+            Button.ACCEPT: _option(backend, "accept_pin", int, config, "buttons"),
+            Button.UNDO: _option(backend, "undo_pin", int, config, "buttons"),
+        }
+        return GpioButtons(pins)
+    return None
+
+
+def _option(backend: Backend, key: str, kind: type, config: TableConfig, section: str) -> Any:
+    value = backend.options.get(key)
+    if not isinstance(value, kind):
+        raise InputError(
+            f"expected a {kind.__name__}", source=config.source, field=f"{section}.{key}"
+        )
+    return value
+
+
+def new_game_from(data: dict[str, Any], source: str) -> NewGame:
+    from companion.web.api import new_game_request
+
+    try:
+        return new_game_request(data)
+    except InputError as exc:
+        raise exc.located(source=source, field_prefix="game") from None
+
+
+@dataclass
+class Table:
+    """A running table; :meth:`close` stops every thread it started."""
+
+    log: GameLog
+    session: TableSession
+    server: DashboardServer
+    readings: ReadingSource | None = None
+    buttons: ButtonSource | None = None
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _owner: threading.Thread | None = None
+
+    @classmethod
+    def open(
+        cls,
+        config: TableConfig,
+        *,
+        lights: LightsSink | None = None,
+        readings: ReadingSource | None = None,
+        web: WebConfig | None = None,
+    ) -> Table:
+        config.data_dir.mkdir(parents=True, exist_ok=True)
+        log = GameLog(config.log_path)
+        session = TableSession(log, lights or make_lights(config))
+        app = create_app(web or WebConfig.from_env(), Services(session, log))
+        server = DashboardServer(app, config.host, config.port)
+        source, implied = make_readings(config)
+        table = cls(log, session, server, readings or source, make_buttons(config))
+        if session.state.value in ("setup", "ended"):
+            if implied is not None:
+                session.operate("new_game", request=implied)
+            elif config.game is not None:
+                session.operate("new_game", request=new_game_from(config.game, config.source))
+        return table
+
+    def start(self) -> Table:
+        self._owner = threading.Thread(target=self.session.run, args=(self._stop,), daemon=True)
+        self._owner.start()
+        if self.readings is not None:
+            self.session.attach_readings(self.readings)
+        if self.buttons is not None:
+            self.session.attach_buttons(self.buttons)
+        self.server.start()
+        return self
+
+    def close(self) -> None:
+        for part in (self.readings, self.buttons):
+            if part is not None:
+                part.close()
+        self.server.stop()
+        self._stop.set()
+        if self._owner is not None:
+            self._owner.join(timeout=5)
+        self.log.close()

@@ -1,0 +1,110 @@
+"""`companion run`: a table assembled from a configuration file, served for real."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from companion.boards import load_profile
+from companion.errors import InputError
+from companion.games.garum import GameSetup, Seat, Variant, record_lines, simulate_game
+from companion.table.config import load_config
+from companion.table.fakes import RecordingLights
+from companion.table.runner import Table
+from companion.web.config import WebConfig
+
+CONFIG = """
+data_dir = "data"
+[web]
+port = 0
+[camera]
+kind = "record"
+record = "game.jsonl"
+interval_s = 0.02
+[game]
+board = "troia"
+variant = "standard"
+seats = [{name = "Ana", colours = ["B", "G"]}, {name = "Ben", colours = ["Y", "R"]}]
+"""
+
+
+def write_table(tmp_path: Path, config: str = CONFIG) -> Path:
+    setup = GameSetup.create(
+        load_profile("troia"), Variant.STANDARD, (Seat("Ana", ("B", "G")), Seat("Ben", ("Y", "R")))
+    )
+    states = simulate_game(setup, random.Random(8))[:6]
+    (tmp_path / "game.jsonl").write_text("\n".join(record_lines(setup, states)) + "\n")
+    path = tmp_path / "table.toml"
+    path.write_text(config)
+    return path
+
+
+def test_a_configured_table_plays_and_serves(tmp_path: Path) -> None:
+    config = load_config(write_table(tmp_path))
+    assert config.log_path == tmp_path / "data" / "table.db"
+    lights = RecordingLights()
+    table = Table.open(config, lights=lights, web=WebConfig("pin-1234", "k")).start()
+    try:
+        with table.session.hub.subscribe() as sub:
+            while (update := sub.get(10.0)) is not None and update.get("turns_played", 0) < 3:
+                pass
+        assert update is not None
+        with urllib.request.urlopen(table.server.url + "/api/state", timeout=10) as response:
+            state = json.loads(response.read())
+        assert state["turns_played"] >= 3
+        assert lights.shown
+    finally:
+        table.close()
+    # A restart resumes the same game instead of starting a new one.
+    again = Table.open(config, lights=RecordingLights(), web=WebConfig("pin-1234", "k"))
+    try:
+        assert again.session.history is not None and again.session.history.game == 1
+        assert len(again.session.history.boards) >= 3
+    finally:
+        again.close()
+
+
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [
+        ("[web]\nport = 'x'\n", "web.port"),
+        ("[camera]\nkind = 'webcam'\n", "camera.kind"),
+        ("[lights]\nkind = 'laser'\n", "lights.kind"),
+        ("data_dir = 3\n", "data_dir"),
+    ],
+)
+def test_bad_configuration_names_the_field(tmp_path: Path, text: str, field: str) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(InputError) as caught:
+        load_config(path)
+    assert caught.value.field == field and caught.value.source == str(path)
+
+
+def test_the_command_reports_bad_files_in_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "broken.toml"
+    path.write_text("[web\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "companion", "run", "--config", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert "broken.toml" in result.stderr and "not valid TOML" in result.stderr
+    no_camera = CONFIG.replace('kind = "record"', 'kind = "none"')
+    bad_game = write_table(tmp_path, no_camera.replace('"Ana"', '""'))
+    result = subprocess.run(
+        [sys.executable, "-m", "companion", "run", "--config", str(bad_game)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert "game.seats[0].name" in result.stderr
