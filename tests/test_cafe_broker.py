@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
+import random
 import shutil
 import signal
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +18,7 @@ import pytest
 from cafe_helpers import demo_process, get_json, get_text, hub, table_process, wait_for
 from paho.mqtt.enums import CallbackAPIVersion
 
+from companion.boards import load_profile
 from companion.cafe.broker import BrokerSettings, topic
 from companion.cafe.mosquitto import LocalBroker
 from companion.cafe.publisher import (
@@ -25,6 +29,7 @@ from companion.cafe.publisher import (
     start_publisher,
 )
 from companion.cafe.simtable import SimulatedTable
+from companion.games.garum import GameSetup, Seat, Variant, record_lines, simulate_game
 from companion.table.log import GameLog
 
 pytestmark = [pytest.mark.mosquitto, pytest.mark.timeout(60)]
@@ -123,6 +128,48 @@ def test_two_demo_tables_appear_on_the_hub(broker: LocalBroker, tmp_path: Path) 
         finally:
             stop_process(demo)
             stop_process(disputed)
+
+
+RUN_CONFIG = """
+data_dir = "data"
+[web]
+port = 0
+[camera]
+kind = "record"
+record = "game.jsonl"
+interval_s = 0.05
+"""
+
+
+def test_companion_run_publishes_with_a_link_to_its_dashboard(
+    broker: LocalBroker, tmp_path: Path
+) -> None:
+    seats = (Seat("Ana", ("B", "G")), Seat("Ben", ("Y", "R")))
+    setup = GameSetup.create(load_profile("troia"), Variant.STANDARD, seats)
+    states = simulate_game(setup, random.Random(3))[:5]
+    (tmp_path / "game.jsonl").write_text("\n".join(record_lines(setup, states)) + "\n")
+    (tmp_path / "table.toml").write_text(RUN_CONFIG)
+    with hub(broker.url) as (room, _, _):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "companion", "run", "--config", str(tmp_path / "table.toml"),
+             "--mqtt", broker.url, "--table", "t7"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env={**os.environ, "COMPANION_OPERATOR_TOKEN": "cafe-pin"},
+        )  # fmt: skip
+        try:
+            wait_for(lambda: (room.card("t7") or {}).get("turn") == 6, what="five turns")
+            card = room.card("t7")
+            assert card is not None and card["presence"] == "online"
+            assert [s["name"] for s in card["seats"]] == ["Ana", "Ben"]
+            link = card["dashboard"]
+            assert link is not None and link.startswith("http://127.0.0.1:")
+            state = get_json(link + "api/state")  # the table's own dashboard answers there
+            assert state["turns_played"] == 5 and state["version"] == card["seq"]
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(10) == 0
+            wait_for(lambda: room.card("t7")["presence"] == "offline", what="t7 offline")  # type: ignore[index]
+        finally:
+            stop_process(proc)
 
 
 def test_a_table_killed_uncleanly_shows_offline(broker: LocalBroker, tmp_path: Path) -> None:

@@ -1,7 +1,8 @@
 """The café options of a table command: ``--mqtt URL --table ID``, or the same from config.
 
-A table command adds them with :func:`add_cafe_arguments` and, once its game log is open,
-calls :func:`publisher_from_args`; without a broker URL the table simply stays local.
+A table command adds them with :func:`add_cafe_arguments`, checks them with
+:func:`cafe_from_args` before it starts, and starts publishing once its game log is open;
+without a broker URL the table simply stays local.
 Environment variables (``COMPANION_MQTT``, ``COMPANION_TABLE``, ``COMPANION_MQTT_CA``)
 give the defaults, so a Pi's service file can set them once.
 """
@@ -11,9 +12,11 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
-from companion.cafe.publisher import TablePublisher, start_publisher
+from companion.cafe.broker import BrokerSettings, table_id
+from companion.cafe.publisher import TablePublisher
 from companion.errors import InputError
 
 
@@ -43,10 +46,19 @@ def add_cafe_arguments(
     )
 
 
-def publisher_from_args(
-    args: argparse.Namespace, log_path: str | Path, dashboard_url: str | None = None
-) -> TablePublisher | None:
-    """Starts the table's publisher if a broker was given; the caller stops it at exit."""
+@dataclass(frozen=True)
+class CafeSettings:
+    """A validated broker and table id, ready to start publishing once the log is open."""
+
+    broker: BrokerSettings
+    table: str
+
+    def start(self, log_path: str | Path, dashboard_url: str | None = None) -> TablePublisher:
+        return TablePublisher(log_path, self.table, self.broker, dashboard_url).start()
+
+
+def cafe_from_args(args: argparse.Namespace) -> CafeSettings | None:
+    """Checks the café options (before the table starts); None when no broker was given."""
     url = getattr(args, "mqtt", None)
     table = getattr(args, "table", None)
     if not url:
@@ -55,6 +67,13 @@ def publisher_from_args(
         return None
     if not table:
         raise InputError("--mqtt needs --table ID (or $COMPANION_TABLE)", field="--table")
-    return start_publisher(
-        log_path, table, url, dashboard_url, ca_file=getattr(args, "mqtt_ca", None)
-    )
+    broker = BrokerSettings.from_url(url, ca_file=getattr(args, "mqtt_ca", None))
+    return CafeSettings(broker, table_id(table))
+
+
+def publisher_from_args(
+    args: argparse.Namespace, log_path: str | Path, dashboard_url: str | None = None
+) -> TablePublisher | None:
+    """Starts the table's publisher if a broker was given; the caller stops it at exit."""
+    settings = cafe_from_args(args)
+    return settings.start(log_path, dashboard_url) if settings is not None else None
