@@ -16,6 +16,7 @@ from companion.table.log import EventKind, GameLog
 from companion.table.ports import Button, ButtonPress, LightStatus, Reading
 from companion.table.replay import export_lines
 from companion.table.session import ActionError, NewGame, TableSession, TableState
+from companion.table.sources import misplaced
 
 TWO = (("Ana", ("B", "G")), ("Ben", ("Y", "R")))
 
@@ -41,18 +42,8 @@ def script(session: TableSession, seed: int = 2) -> list[BoardState]:
 
 
 def wrong_vat(session: TableSession, legal_next: BoardState) -> BoardState:
-    """The legal next board plus one tile of the player's colour in another, empty vat."""
-    game = session.game
-    assert game is not None and game.turn is not None
-    profile = game.setup.board
-    cells = list(legal_next.cells)
-    for vat in profile.vats:
-        slot = profile.vat_slots[vat][0]
-        if vat != game.turn.vat and all(cells[c] == "." for c in slot):
-            for c in slot:
-                cells[c] = game.turn.colour
-            return BoardState("".join(cells), legal_next.workers)
-    raise AssertionError("no empty vat")
+    assert session.game is not None
+    return misplaced(session.game, legal_next)
 
 
 def kinds(session: TableSession) -> list[EventKind]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import signal
 import threading
+from dataclasses import replace
 from typing import Any
 
 from companion.cafe.options import add_cafe_arguments, cafe_from_args
@@ -31,8 +32,6 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     if args.port is not None:
-        from dataclasses import replace
-
         config = replace(config, port=args.port)
     web = WebConfig.from_env()
     cafe = cafe_from_args(args)  # café hook: checked before the table starts

@@ -113,10 +113,8 @@ def _option(backend: Backend, key: str, kind: type, config: TableConfig, section
 
 
 def new_game_from(data: dict[str, Any], source: str) -> NewGame:
-    from companion.web.api import new_game_request
-
     try:
-        return new_game_request(data)
+        return NewGame.from_dict(data)
     except InputError as exc:
         raise exc.located(source=source, field_prefix="game") from None
 

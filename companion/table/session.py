@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from companion.boards.profile import BoardProfile, load_profile
+from companion.boards.profile import BUILTIN, BoardProfile, load_profile
 from companion.errors import CompanionError, InputError
 from companion.games.garum import (
     Game,
@@ -83,6 +83,43 @@ class NewGame:
     ghost: str | None = None
     first_seat: int = 0
     aureus: tuple[int, ...] | None = None  # drawn by the companion unless given
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> NewGame:
+        """Validates a new-game request: ``board``, ``variant``, ``seats`` [{name, colours}],
+        ``ghost``, ``first_seat``; errors name the field."""
+        seats_data = data.get("seats")
+        if not isinstance(seats_data, list) or not seats_data:
+            raise InputError("expected a list of seats", field="seats")
+        seats: list[tuple[str, tuple[str, ...]]] = []
+        for i, seat in enumerate(seats_data):
+            if not isinstance(seat, dict):
+                raise InputError("expected an object with name and colours", field=f"seats[{i}]")
+            name = seat.get("name")
+            colours = seat.get("colours")
+            if not isinstance(name, str) or not name.strip() or len(name) > 40:
+                raise InputError("expected a name of 1-40 characters", field=f"seats[{i}].name")
+            if not isinstance(colours, list) or not all(c in ("B", "G", "Y", "R") for c in colours):
+                raise InputError(
+                    "expected a list of colour letters B G Y R", field=f"seats[{i}].colours"
+                )
+            seats.append((name.strip(), tuple(colours)))
+        ghost = data.get("ghost")
+        if ghost is not None and ghost not in ("B", "G", "Y", "R"):
+            raise InputError("expected null or a colour letter B G Y R", field="ghost")
+        first = data.get("first_seat", 0)
+        if not isinstance(first, int) or not 0 <= first < len(seats):
+            raise InputError(f"expected a seat index 0-{len(seats) - 1}", field="first_seat")
+        board = data.get("board", "troia")
+        if board not in BUILTIN:
+            raise InputError(f"expected one of: {', '.join(BUILTIN)}", field="board")
+        return cls(
+            board=board,
+            variant=str(data.get("variant", "standard")),
+            seats=tuple(seats),
+            ghost=ghost,
+            first_seat=first,
+        )
 
     @classmethod
     def of(cls, setup: GameSetup) -> NewGame:

@@ -10,8 +10,8 @@ from flask import Blueprint, Response, current_app, jsonify, request
 
 from companion.errors import InputError
 from companion.table.session import NewGame
-from companion.web.app import services
 from companion.web.auth import operator_required
+from companion.web.services import services
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -58,47 +58,11 @@ def _body() -> dict[str, Any]:
     return data
 
 
-def new_game_request(data: dict[str, Any]) -> NewGame:
-    """Validates a new-game body: ``board``, ``variant``, ``seats`` [{name, colours}], ..."""
-    seats_data = data.get("seats")
-    if not isinstance(seats_data, list) or not seats_data:
-        raise InputError("expected a list of seats", field="seats")
-    seats: list[tuple[str, tuple[str, ...]]] = []
-    for i, seat in enumerate(seats_data):
-        if not isinstance(seat, dict):
-            raise InputError("expected an object with name and colours", field=f"seats[{i}]")
-        name = seat.get("name")
-        colours = seat.get("colours")
-        if not isinstance(name, str) or not name.strip() or len(name) > 40:
-            raise InputError("expected a name of 1-40 characters", field=f"seats[{i}].name")
-        if not isinstance(colours, list) or not all(c in ("B", "G", "Y", "R") for c in colours):
-            raise InputError(
-                "expected a list of colour letters B G Y R", field=f"seats[{i}].colours"
-            )
-        seats.append((name.strip(), tuple(colours)))
-    ghost = data.get("ghost")
-    if ghost is not None and ghost not in ("B", "G", "Y", "R"):
-        raise InputError("expected null or a colour letter B G Y R", field="ghost")
-    first = data.get("first_seat", 0)
-    if not isinstance(first, int) or not 0 <= first < len(seats):
-        raise InputError(f"expected a seat index 0-{len(seats) - 1}", field="first_seat")
-    board = data.get("board", "troia")
-    if board not in ("troia", "baelo-claudia"):
-        raise InputError("expected troia or baelo-claudia", field="board")
-    return NewGame(
-        board=board,
-        variant=str(data.get("variant", "standard")),
-        seats=tuple(seats),
-        ghost=ghost,
-        first_seat=first,
-    )
-
-
 def perform(action: str, data: dict[str, Any]) -> Any:
     """Runs one operator action; shared by the JSON API and the dashboard's forms."""
     table = services().table
     if action == "new_game":
-        return table.operate("new_game", request=new_game_request(data))
+        return table.operate("new_game", request=NewGame.from_dict(data))
     if action == "correct":
         if "board" not in data:
             raise InputError("missing the corrected board state", field="board")

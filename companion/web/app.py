@@ -2,33 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from flask import Flask, jsonify, request
+from markupsafe import escape
 from werkzeug.exceptions import HTTPException
 
 from companion.errors import CompanionError, InputError
-from companion.table.hub import Hub
-from companion.table.log import GameLog
+from companion.web.api import bp as api_bp
 from companion.web.auth import csrf_token, is_operator
 from companion.web.config import WebConfig
-
-
-class TableControl(Protocol):
-    """What the dashboard needs from the table session."""
-
-    hub: Hub
-
-    def snapshot(self) -> dict[str, Any]: ...
-
-    def operate(self, kind: str, timeout_s: float = 10.0, **args: Any) -> Any: ...
-
-
-@dataclass(frozen=True)
-class Services:
-    table: TableControl
-    log: GameLog
+from companion.web.pages import bp as pages_bp
+from companion.web.services import Services
 
 
 def create_app(config: WebConfig | None = None, services: Services | None = None) -> Flask:
@@ -43,9 +28,6 @@ def create_app(config: WebConfig | None = None, services: Services | None = None
         SESSION_COOKIE_SAMESITE="Strict",
     )
     app.extensions["companion"] = services
-
-    from companion.web.api import bp as api_bp
-    from companion.web.pages import bp as pages_bp
 
     app.register_blueprint(api_bp)
     app.register_blueprint(pages_bp)
@@ -65,7 +47,7 @@ def create_app(config: WebConfig | None = None, services: Services | None = None
         code = 400 if isinstance(exc, InputError) else 409
         if request.path.startswith("/api/"):
             return jsonify(error=str(exc)), code
-        return f"<!doctype html><title>Error</title><p>{_esc(str(exc))}</p>", code
+        return f"<!doctype html><title>Error</title><p>{escape(str(exc))}</p>", code
 
     @app.after_request
     def _headers(response: Any) -> Any:
@@ -78,16 +60,3 @@ def create_app(config: WebConfig | None = None, services: Services | None = None
         return response
 
     return app
-
-
-def _esc(text: str) -> str:
-    from markupsafe import escape
-
-    return str(escape(text))
-
-
-def services() -> Services:
-    from flask import current_app
-
-    found: Services = current_app.extensions["companion"]
-    return found

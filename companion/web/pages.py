@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import json
+from dataclasses import replace
 from typing import Any
 
 import segno
@@ -15,6 +17,7 @@ from flask import (
     redirect,
     render_template,
     request,
+    session,
     url_for,
 )
 
@@ -26,9 +29,9 @@ from companion.table.ports import LightStatus, TableLights
 from companion.table.replay import export_lines, game_at
 from companion.table.view import table_view
 from companion.web.api import perform
-from companion.web.app import services
 from companion.web.auth import csrf_required, log_in, operator_required
 from companion.web.board_svg import COLOUR_NAMES, board_svg
+from companion.web.services import services
 
 bp = Blueprint("pages", __name__)
 
@@ -109,8 +112,6 @@ def login() -> Any:
 @bp.post("/logout")
 @csrf_required
 def logout() -> Any:
-    from flask import session
-
     session.clear()
     return redirect(url_for("pages.table"))
 
@@ -148,8 +149,6 @@ def operator_form(action: str) -> Any:
     if action == "new_game":
         data = _form_new_game()
     elif action == "correct":
-        import json
-
         try:
             data = {"board": json.loads(request.form.get("board", ""))}
         except ValueError:
@@ -187,7 +186,7 @@ def replay(game: int) -> str:
     step = request.args.get("step", type=int)
     step = total if step is None else max(0, min(step, total))
     g = game_at(h, step)
-    shown = _replay_history(h, step)
+    shown = replace(h, steps=h.steps[:step], flag=None)
     view = table_view("replay", g, shown, TableLights(LightStatus.IDLE))
     disputes = [e for e in events if e.kind is EventKind.VERDICT and not e.payload.get("legal")]
     return render_template(
@@ -199,12 +198,6 @@ def replay(game: int) -> str:
         disputes=disputes,
         **board_context(view),
     )
-
-
-def _replay_history(h: Any, step: int) -> Any:
-    from dataclasses import replace
-
-    return replace(h, steps=h.steps[:step], flag=None)
 
 
 @bp.get("/history/<int:game>/record.jsonl")
