@@ -154,3 +154,12 @@ def test_fold_tracks_steps_flags_undo_and_export(tmp_path: Path) -> None:
         h = fold(log.events(game))
         assert h.boards == [board(1)]
         assert h.last_photo() is not None
+
+
+def test_two_writers_on_one_file_keep_one_chain(tmp_path: Path) -> None:
+    with GameLog(tmp_path / "t.db") as a, GameLog(tmp_path / "t.db") as b:
+        game = a.start_game(HEADER).game
+        for i in range(10):
+            (a if i % 2 else b).append(game, EventKind.BUTTON, {"button": "undo", "n": i})
+        assert a.verify().ok
+        assert [e.payload["n"] for e in list(b.events())[1:]] == list(range(10))

@@ -14,7 +14,7 @@ import pytest
 from companion.boards import load_profile
 from companion.errors import InputError
 from companion.games.garum import GameSetup, Seat, Variant, record_lines, simulate_game
-from companion.table.config import load_config
+from companion.table.config import demo_config, load_config
 from companion.table.fakes import RecordingLights
 from companion.table.runner import Table
 from companion.web.config import WebConfig
@@ -108,3 +108,19 @@ def test_the_command_reports_bad_files_in_one_line(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     assert "game.seats[0].name" in result.stderr
+
+
+def test_simulated_players_make_a_mistake_that_is_flagged_then_play_on(tmp_path: Path) -> None:
+    config = demo_config(tmp_path / "data", port=0, seed=3, interval_s=0.01)
+    table = Table.open(config, lights=RecordingLights(), web=WebConfig("pin-1234", "k")).start()
+    outcomes = []
+    try:
+        with table.session.hub.subscribe() as sub:
+            while (update := sub.get(10.0)) is not None and update.get("turns_played", 0) < 8:
+                if update["flag"]:
+                    outcomes.append(update["flag"]["outcome"])
+                    assert update["flag"]["after_photo"]  # the rendered frame, as evidence
+    finally:
+        table.close()
+    assert outcomes and set(outcomes) == {"dispute"}
+    assert update is not None and update["turns_played"] >= 8

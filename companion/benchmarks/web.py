@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from companion.games.garum import simulate_game
+from companion.games.garum.state import BoardState
 from companion.table.fakes import RecordingLights
 from companion.table.log import GameLog
 from companion.table.ports import Reading
@@ -26,6 +27,8 @@ from companion.table.session import NewGame, TableSession
 from companion.web import Services, create_app
 from companion.web.config import WebConfig
 from companion.web.serve import DashboardServer
+
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
 
 NAME = "web"
 HELP = "100 concurrent SSE viewers receive each change: p50/p99 delivery latency"
@@ -35,6 +38,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--clients", type=int, default=100)
     parser.add_argument("--changes", type=int, default=20)
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds to wait per change")
+    parser.add_argument(
+        "--browser",
+        action="store_true",
+        help="also time reading-to-page updates in chromium (needs playwright and chromium)",
+    )
 
 
 class Viewer(threading.Thread):
@@ -110,6 +118,11 @@ def run(args: argparse.Namespace) -> int:
                 time.sleep(0.05)
             for v in viewers:
                 v.stop()
+            page_latencies = (
+                _browser_latencies(server.url, session, states_after(session, args.changes))
+                if args.browser
+                else []
+            )
         stop.set()
         owner.join()
         log.close()
@@ -124,6 +137,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"latency p99:        {cuts[98] * 1000:.1f} ms")
     print(f"latency max:        {max(latencies) * 1000:.1f} ms")
     print(f"target p99 <= 100 ms: {'met' if cuts[98] <= 0.1 else 'NOT met'}")
+    if page_latencies:
+        print(f"page updates:       {len(page_latencies)} (reading fed -> new turn on the page)")
+        print(f"page latency p50:   {statistics.median(page_latencies) * 1000:.1f} ms")
+        print(f"page latency max:   {max(page_latencies) * 1000:.1f} ms")
     return 0 if missed == 0 and not failed else 1
 
 
@@ -136,3 +153,33 @@ def _wait_version(session: TableSession, before: int, timeout_s: float) -> int:
             return version
         time.sleep(0.0005)
     return before
+
+
+def states_after(session: TableSession, count: int) -> list[BoardState]:
+    """The next ``count`` legal boards from the session's current position."""
+    assert session.game is not None
+    game = session.game
+    played = len(session.history.boards) if session.history else 0
+    return simulate_game(game.setup, random.Random(2))[played : played + count]
+
+
+def _browser_latencies(url: str, session: TableSession, states: list[BoardState]) -> list[float]:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        print("page latency: skipped (playwright is not installed)")
+        return []
+    out: list[float] = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        page = browser.new_page()
+        page.goto(url + "/")
+        for state in states:
+            assert session.game is not None and session.game.turn is not None
+            next_turn = session.game.turn.number + 1
+            sent = time.perf_counter()
+            session.feed(Reading(state))
+            page.wait_for_selector(f".turn[data-turn='{next_turn}']", timeout=10_000)
+            out.append(time.perf_counter() - sent)
+        browser.close()
+    return out

@@ -100,3 +100,19 @@ def load_config(path: str | Path) -> TableConfig:
         buttons=_backend(data, "buttons", BUTTON_KINDS, source),
         game=game,
     )
+
+
+def demo_config(
+    data_dir: Path, *, port: int = 5000, seed: int | None = None, interval_s: float = 2.0
+) -> TableConfig:
+    """A table with simulated players (one misplaced tile, flagged) and printed lights."""
+    options: dict[str, Any] = {"interval_s": interval_s, "mistakes_at": [6]}
+    if seed is not None:
+        options["seed"] = seed
+    return TableConfig(
+        source=str(data_dir / "table.toml"),
+        data_dir=data_dir,
+        port=port,
+        camera=Backend("simulated", options),
+        lights=Backend("print"),
+    )

@@ -150,9 +150,7 @@ class GameLog:
 
     def start_game(self, header: dict[str, Any]) -> Event:
         """Opens a new game; its number is the sequence number of this first event."""
-        with self._lock:
-            seq = self._next_seq()
-            return self._append(seq, seq, EventKind.GAME_STARTED, header, None)
+        return self._append(None, EventKind.GAME_STARTED, header, None)
 
     def append(
         self, game: int, kind: EventKind, payload: dict[str, Any], photo: bytes | None = None
@@ -160,38 +158,40 @@ class GameLog:
         """Writes one event durably; returns only once it is on disk."""
         if kind is EventKind.GAME_STARTED:
             raise ValueError("use start_game() to open a game")
-        with self._lock:
-            return self._append(self._next_seq(), game, kind, payload, photo)
-
-    def _next_seq(self) -> int:
-        row = self._db.execute("SELECT MAX(seq) FROM events").fetchone()
-        return int(row[0] or 0) + 1
+        return self._append(game, kind, payload, photo)
 
     def _append(
-        self, seq: int, game: int, kind: EventKind, payload: dict[str, Any], photo: bytes | None
+        self, game: int | None, kind: EventKind, payload: dict[str, Any], photo: bytes | None
     ) -> Event:
+        """One transaction reads the chain's head and writes after it, so two writers (even
+        two processes) can never fork the chain."""
         text = canonical_json(payload)
         photo_hash = hashlib.sha256(photo).hexdigest() if photo is not None else None
-        at_s = round(time.time(), 6)
-        row = self._db.execute("SELECT hash FROM events ORDER BY seq DESC LIMIT 1").fetchone()
-        prev = row[0] if row else GENESIS
-        digest = event_hash(prev, seq, game, kind.value, text, photo_hash, at_s)
-        try:
-            self._db.execute("BEGIN IMMEDIATE")
-            if photo is not None:
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                row = self._db.execute(
+                    "SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1"
+                ).fetchone()
+                seq, prev = (int(row[0]) + 1, row[1]) if row else (1, GENESIS)
+                game = seq if game is None else game
+                at_s = round(time.time(), 6)
+                digest = event_hash(prev, seq, game, kind.value, text, photo_hash, at_s)
+                if photo is not None:
+                    self._db.execute(
+                        "INSERT OR IGNORE INTO photos (hash, jpeg) VALUES (?, ?)",
+                        (photo_hash, photo),
+                    )
                 self._db.execute(
-                    "INSERT OR IGNORE INTO photos (hash, jpeg) VALUES (?, ?)", (photo_hash, photo)
+                    "INSERT INTO events (seq, game, kind, payload, photo, at_s, prev, hash)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (seq, game, kind.value, text, photo_hash, at_s, prev, digest),
                 )
-            self._db.execute(
-                "INSERT INTO events (seq, game, kind, payload, photo, at_s, prev, hash)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (seq, game, kind.value, text, photo_hash, at_s, prev, digest),
-            )
-            self._db.execute("COMMIT")
-        except sqlite3.DatabaseError as exc:
-            if self._db.in_transaction:
-                self._db.execute("ROLLBACK")
-            raise LogError(f"{self.path}: cannot write to the game log: {exc}") from exc
+                self._db.execute("COMMIT")
+            except sqlite3.DatabaseError as exc:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise LogError(f"{self.path}: cannot write to the game log: {exc}") from exc
         return Event(seq, game, kind, payload, photo_hash, at_s, prev, digest)
 
     # -- reading -------------------------------------------------------------------------
