@@ -23,8 +23,8 @@ demo: $(STAMP)
 	$(BIN)/companion demo
 
 lint: $(STAMP)
-	$(BIN)/ruff check companion tests firmware
-	$(BIN)/ruff format --check companion tests
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 typecheck: $(STAMP)
 	$(BIN)/mypy companion

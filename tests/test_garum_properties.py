@@ -289,3 +289,42 @@ def test_emperor_vat_comes_from_the_first_tile_or_the_holders_choice() -> None:
     assert chosen.judge(states[0]).legal
     with pytest.raises(ValueError, match="already plays"):
         chosen.choose_vat(setup.aureus[1])
+
+
+def test_an_expansion_sees_every_turn_and_can_add_violations() -> None:
+    from companion.games.garum import GameSetup, Violation
+
+    seen: list[int] = []
+
+    class NoWorkersOnRowZero:
+        name = "test-house-rule"
+
+        def extra_violations(self, game, observed, verdict):  # type: ignore[no-untyped-def]
+            seen.append(verdict.turn.number)
+            if observed.workers[0] is not None and game.state.workers[0] is None:
+                return (Violation(ViolationCode.WORKER_OFF_LINE, "row 0 is reserved"),)
+            return ()
+
+    setup, states, _ = played(21)
+    ruled = GameSetup.create(
+        setup.board,
+        setup.variant,
+        setup.seats,
+        setup.ghost,
+        setup.aureus,
+        setup.first_seat,
+        expansions=(NoWorkersOnRowZero(),),
+    )
+    game = Game.new(ruled)
+    flagged = []
+    for state in states:
+        verdict, game = game.play(state)
+        if not verdict.legal:
+            flagged.append(verdict.turn.number)
+    assert seen == list(range(1, 65))
+    row_zero = [
+        i + 1
+        for i, s in enumerate(states)
+        if s.workers[0] and (i == 0 or not states[i - 1].workers[0])
+    ]
+    assert flagged == row_zero

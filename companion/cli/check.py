@@ -27,9 +27,8 @@ def replay(record: GameRecord) -> list[Verdict]:
     game = Game.new(record.setup)
     verdicts = []
     for state in record.states:
-        verdict = game.judge(state)
+        verdict, game = game.play(state)
         verdicts.append(verdict)
-        game = game.advance(state)
     return verdicts
 
 

@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 from companion.boards import BUILTIN, load_profile
+from companion.cafe.options import add_cafe_arguments
 from companion.cli.score import render_table
 from companion.games.garum import Game, Variant, line_name, random_setup, score_state, simulate_game
 from companion.games.garum.state import BoardState
@@ -26,10 +27,15 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--variant", choices=[v.value for v in Variant], default="standard")
     parser.add_argument("--seed", type=int, help="replay the same game")
     parser.add_argument("--delay", type=float, default=0.05, help="seconds between turns")
+    add_cafe_arguments(parser)  # café hook: --mqtt URL --table ID (companion.cafe)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.mqtt or args.table:  # café hook: the game played by a real table, published
+        from companion.cafe.demo import play_published_demo
+
+        return play_published_demo(args)
     rng = random.Random(args.seed)
     board = load_profile(args.board)
     setup = random_setup(board, args.players, args.variant, rng)
@@ -45,11 +51,11 @@ def run(args: argparse.Namespace) -> int:
     for state in simulate_game(setup, rng):
         turn = game.turn
         assert turn is not None
-        verdict = game.judge(state)
-        if turn.colour == setup.turn_plan[4 * (turn.round - 1)].colour:
-            print(f"\nround {turn.round}: aureus {game.round_vat or verdict.placed_slot.vat}")  # type: ignore[union-attr]
         before = game.bonus_scores[turn.colour]
-        game = game.advance(state)
+        round_vat = game.round_vat
+        verdict, game = game.play(state)
+        if turn.colour == setup.turn_plan[4 * (turn.round - 1)].colour:
+            print(f"\nround {turn.round}: aureus {round_vat or game.vats[turn.round - 1]}")
         who = names.get(turn.colour, "ghost")
         parts = [f"  {COLOUR_NAMES[turn.colour]:<6} ({who}) places a tile"]
         for line in verdict.new_workers:

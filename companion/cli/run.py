@@ -8,6 +8,7 @@ import threading
 from dataclasses import replace
 from typing import Any
 
+from companion.cafe.options import add_cafe_arguments, cafe_from_args
 from companion.table.config import load_config
 from companion.table.runner import Table
 from companion.web.config import WebConfig
@@ -24,6 +25,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--config", required=True, metavar="FILE", help="the table's TOML file")
     parser.add_argument("--port", type=int, help="serve the dashboard on this port instead")
+    add_cafe_arguments(parser)  # café hook: --mqtt URL --table ID (companion.cafe)
     parser.set_defaults(handler=run)
 
 
@@ -32,7 +34,10 @@ def run(args: argparse.Namespace) -> int:
     if args.port is not None:
         config = replace(config, port=args.port)
     web = WebConfig.from_env()
+    cafe = cafe_from_args(args)  # café hook: checked before the table starts
     table = Table.open(config, web=web).start()
+    dashboard = f"{(web.public_url or table.server.url).rstrip('/')}/"
+    publisher = cafe.start(config.log_path, dashboard) if cafe is not None else None
     print(f"dashboard: {table.server.url}/  (TV: /tv, phone: /phone)", flush=True)
     print(f"operator token: {web.operator_token}", flush=True)
     print(f"game log: {config.log_path}", flush=True)
@@ -43,5 +48,7 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     finally:
+        if publisher is not None:  # café hook: says offline before the table goes
+            publisher.stop()
         table.close()
     return 0

@@ -1,6 +1,7 @@
 """The extension point for expansions.
 
-An expansion may add violations to a verdict and points to a score sheet.  The
+A setup may carry expansions; each one sees every judged turn and may add violations
+to its verdict (scoring hooks join when an expansion needs them).  The
 "Privileges" mini-expansion belongs here once its rules are available; none are
 implemented, because the rules text is not at hand and guessing would mislead players.
 """
@@ -23,10 +24,3 @@ class Expansion(Protocol):
     ) -> tuple[Violation, ...]:
         """Further violations of this expansion's rules for one observed turn."""
         ...
-
-    def extra_points(self, game: Game) -> dict[str, int]:
-        """Further points per colour when the game is scored."""
-        ...
-
-
-REGISTRY: dict[str, Expansion] = {}

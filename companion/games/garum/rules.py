@@ -187,10 +187,24 @@ class Game:
         turn = self.turn
         if turn is None:
             raise GameOver("the game is over: every vat is full")
-        return _Judge(self, turn, observed).verdict()
+        verdict = _Judge(self, turn, observed).verdict()
+        for expansion in self.setup.expansions:
+            extra = expansion.extra_violations(self, observed, verdict)
+            if extra:
+                found = sorted((*verdict.violations, *extra), key=lambda v: ORDER[v.code])
+                verdict = replace(verdict, violations=tuple(found))
+        return verdict
 
     def advance(self, observed: BoardState) -> Game:
         """Accepts ``observed`` as the result of this turn and moves to the next one."""
+        return self.play(observed)[1]
+
+    def play(self, observed: BoardState) -> tuple[Verdict, Game]:
+        """Judges ``observed`` and accepts it: the verdict, and the game at the next turn.
+
+        Illegal turns are accepted too (the operator decides); the verdict says what was
+        wrong, and the next turn is judged against the board as it really is.
+        """
         verdict = self.judge(observed)
         vats = self.vats
         if verdict.turn.vat is None and verdict.placed_slot is not None:
@@ -199,13 +213,14 @@ class Game:
         if verdict.turn.seat is not None:
             gained = _bonus_gained(self.board, self.state.cells, observed.cells)
             bonus["BGYR".index(verdict.turn.colour)] += gained
-        return Game(
+        game = Game(
             self.setup,
             observed,
             self.turn_index + 1,
             vats,
             (bonus[0], bonus[1], bonus[2], bonus[3]),
         )
+        return verdict, game
 
 
 def _bonus_gained(board: BoardProfile, before: str, after: str) -> int:

@@ -6,8 +6,12 @@ import random
 import secrets
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from companion.boards.profile import SPECIES, BoardProfile
+
+if TYPE_CHECKING:
+    from companion.games.garum.expansions import Expansion
 
 VILICUS_PER_COLOUR = 5
 DOMINUS_PER_COLOUR = 1
@@ -66,6 +70,7 @@ class GameSetup:
     aureus: tuple[int, ...]
     first_seat: int
     turn_plan: tuple[PlannedTurn, ...] = field(compare=False)
+    expansions: tuple[Expansion, ...] = field(default=(), compare=False)
 
     @classmethod
     def create(
@@ -77,6 +82,7 @@ class GameSetup:
         aureus: tuple[int, ...] | list[int] | None = None,
         first_seat: int = 0,
         rng: random.Random | None = None,
+        expansions: tuple[Expansion, ...] = (),
     ) -> GameSetup:
         """Validates a setup; draws the aureus when none is given (not for Emperor)."""
         try:
@@ -97,7 +103,7 @@ class GameSetup:
         aureus = tuple(aureus)
         _check_aureus(board, aureus)
         plan = _turn_plan(board, seats, ghost, first_seat)
-        return cls(board, variant, seats, ghost, aureus, first_seat, plan)
+        return cls(board, variant, seats, ghost, aureus, first_seat, plan, expansions)
 
     @property
     def colours(self) -> tuple[str, ...]:

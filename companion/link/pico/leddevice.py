@@ -1,0 +1,1 @@
+../../../firmware/leddevice.py

@@ -1,0 +1,98 @@
+"""Shared parts of the café tests: a real Mosquitto per test, a hub, simulated tables."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from companion.cafe.broker import BrokerSettings
+from companion.cafe.hub import HubSubscriber
+from companion.cafe.hub_web import create_hub_app
+from companion.cafe.room import Room
+from companion.web.serve import DashboardServer
+
+_hub_ids = iter(range(1, 10_000))
+
+
+def wait_for(predicate: Callable[[], Any], timeout_s: float = 15.0, what: str = "") -> Any:
+    """Polls until ``predicate()`` is truthy; fails the test after ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what or predicate}")
+        time.sleep(0.02)
+
+
+@contextmanager
+def hub(
+    url: str, *, serve: bool = False
+) -> Iterator[tuple[Room, HubSubscriber, DashboardServer | None]]:
+    """A hub with a client id of its own, optionally serving its page on a free port."""
+    room = Room()
+    subscriber = HubSubscriber(room, BrokerSettings.from_url(url), f"test-hub-{next(_hub_ids)}")
+    server = DashboardServer(create_hub_app(room)).start() if serve else None
+    subscriber.start()
+    try:
+        assert subscriber.wait_connected(10), "the hub did not connect"
+        yield room, subscriber, server
+    finally:
+        subscriber.stop()
+        if server is not None:
+            server.stop()
+
+
+def table_process(
+    log: Path, url: str, table: str, *extra: str, seed: int = 1
+) -> subprocess.Popen[str]:
+    """A simulated table (real session, log and publisher) as its own process."""
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "companion.cafe.simtable",
+            "--log",
+            str(log),
+            "--mqtt",
+            url,
+            "--table",
+            table,
+            "--seed",
+            str(seed),
+            *extra,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def get_json(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def get_text(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        text: str = response.read().decode()
+        return text
+
+
+def demo_process(url: str, table: str, *, seed: int, delay_s: float) -> subprocess.Popen[str]:
+    """``companion demo --mqtt URL --table ID``: the demo game at a real, published table."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "companion", "demo", "--mqtt", url, "--table", table,
+         "--seed", str(seed), "--delay", str(delay_s)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
