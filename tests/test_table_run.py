@@ -14,8 +14,10 @@ import pytest
 from companion.boards import load_profile
 from companion.errors import InputError
 from companion.games.garum import GameSetup, Seat, Variant, record_lines, simulate_game
+from companion.link import StatusLight
 from companion.table.config import demo_config, load_config
 from companion.table.fakes import RecordingLights
+from companion.table.led import LinkLights
 from companion.table.runner import Table
 from companion.web.config import WebConfig
 
@@ -124,3 +126,22 @@ def test_simulated_players_make_a_mistake_that_is_flagged_then_play_on(tmp_path:
         table.close()
     assert outcomes and set(outcomes) == {"dispute"}
     assert update is not None and update["turns_played"] >= 8
+
+
+def test_the_led_device_follows_the_table(tmp_path: Path) -> None:
+    """The emulated device runs the real firmware code behind a real pseudo-terminal."""
+    config = load_config(write_table(tmp_path, CONFIG + '\n[lights]\nkind = "emulated"\n'))
+    table = Table.open(config, web=WebConfig("pin-1234", "k")).start()
+    try:
+        assert isinstance(table.lights, LinkLights) and table.lights.emulator is not None
+        with table.session.hub.subscribe() as sub:  # the whole recorded game: then still
+            while (update := sub.get(10.0)) is not None and update.get("turns_played", 0) < 6:
+                pass
+        assert update is not None and update["turn"] is not None
+        assert table.lights.link.wait_synced(10.0)
+        shown = table.lights.emulator.snapshot().lights
+        assert shown is not None
+        assert (shown.vat, shown.seat) == (update["turn"]["vat"], update["turn"]["seat"])
+        assert shown.status is StatusLight.OK
+    finally:
+        table.close()

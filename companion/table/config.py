@@ -15,7 +15,7 @@ from typing import Any
 from companion.errors import InputError
 
 CAMERA_KINDS = ("none", "record", "simulated")
-LIGHT_KINDS = ("none", "print")
+LIGHT_KINDS = ("none", "print", "serial", "emulated")
 BUTTON_KINDS = ("none", "gpio")
 
 
@@ -105,7 +105,8 @@ def load_config(path: str | Path) -> TableConfig:
 def demo_config(
     data_dir: Path, *, port: int = 5000, seed: int | None = None, interval_s: float = 2.0
 ) -> TableConfig:
-    """A table with simulated players (one misplaced tile, flagged) and printed lights."""
+    """A table with simulated players (one misplaced tile, flagged) and the emulated LED
+    device (the real firmware code behind a pseudo-terminal)."""
     options: dict[str, Any] = {"interval_s": interval_s, "mistakes_at": [6]}
     if seed is not None:
         options["seed"] = seed
@@ -114,5 +115,5 @@ def demo_config(
         data_dir=data_dir,
         port=port,
         camera=Backend("simulated", options),
-        lights=Backend("print"),
+        lights=Backend("emulated"),
     )

@@ -46,6 +46,7 @@ class TableLights:
     status: LightStatus
     vat: int | None = None
     colour: str | None = None
+    seat: int | None = None  # the seat to play (None for the ghost colour)
     upcoming_vats: tuple[int, ...] = field(default=())  # haruspex: the whole order
 
     def to_dict(self) -> dict[str, object]:
@@ -53,6 +54,7 @@ class TableLights:
             "status": self.status.value,
             "vat": self.vat,
             "colour": self.colour,
+            "seat": self.seat,
             "upcoming_vats": list(self.upcoming_vats),
         }
 

@@ -20,6 +20,7 @@ from companion.games.garum import parse_record
 from companion.table.config import Backend, TableConfig
 from companion.table.frames import render_jpeg
 from companion.table.gpio_buttons import GpioButtons
+from companion.table.led import LinkLights
 from companion.table.log import GameLog
 from companion.table.ports import (
     Button,
@@ -87,8 +88,16 @@ def make_readings(config: TableConfig) -> tuple[ReadingSource | None, NewGame | 
 
 
 def make_lights(config: TableConfig) -> LightsSink:
-    if config.lights.kind == "print":
+    kind = config.lights.kind
+    if kind == "print":
         return PrintedLights()
+    if kind in ("serial", "emulated"):
+        port = config.lights.options.get("port")
+        if port is not None and not isinstance(port, str):
+            raise InputError(
+                "expected a serial port path", source=config.source, field="lights.port"
+            )
+        return LinkLights(port, emulate=kind == "emulated")
     return NoLights()
 
 
@@ -126,6 +135,7 @@ class Table:
     log: GameLog
     session: TableSession
     server: DashboardServer
+    lights: LightsSink | None = None
     readings: ReadingSource | None = None
     buttons: ButtonSource | None = None
     _stop: threading.Event = field(default_factory=threading.Event)
@@ -141,12 +151,13 @@ class Table:
         web: WebConfig | None = None,
     ) -> Table:
         config.data_dir.mkdir(parents=True, exist_ok=True)
+        source, implied = make_readings(config)
+        lights = lights or make_lights(config)
         log = GameLog(config.log_path)
-        session = TableSession(log, lights or make_lights(config))
+        session = TableSession(log, lights)
         app = create_app(web or WebConfig.from_env(), Services(session, log))
         server = DashboardServer(app, config.host, config.port)
-        source, implied = make_readings(config)
-        table = cls(log, session, server, readings or source, make_buttons(config))
+        table = cls(log, session, server, lights, readings or source, make_buttons(config))
         if session.state.value in ("setup", "ended"):
             if implied is not None:
                 session.operate("new_game", request=implied)
@@ -172,4 +183,6 @@ class Table:
         self._stop.set()
         if self._owner is not None:
             self._owner.join(timeout=5)
+        if isinstance(self.lights, LinkLights):
+            self.lights.close()
         self.log.close()

@@ -483,7 +483,7 @@ class TableSession:
             TableState.DESYNC: LightStatus.DESYNC,
             TableState.AWAITING_CORRECTION: LightStatus.ILLEGAL,
         }.get(state, LightStatus.CHOOSE_VAT if turn.vat is None else LightStatus.TURN)
-        return TableLights(status, turn.vat, turn.colour, upcoming)
+        return TableLights(status, turn.vat, turn.colour, turn.seat, upcoming)
 
 
 _OPERATOR_ACTIONS = frozenset({"new_game", "accept", "correct", "undo", "end", "choose_vat"})
