@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import random
+import signal
 import subprocess
 import sys
 import urllib.request
@@ -145,3 +147,26 @@ def test_the_led_device_follows_the_table(tmp_path: Path) -> None:
         assert shown.status is StatusLight.OK
     finally:
         table.close()
+
+
+def test_run_demo_serves_then_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "companion", "run", "--demo", str(tmp_path / "d"), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "COMPANION_OPERATOR_TOKEN": "demo-pin"},
+    )
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        assert first.startswith("dashboard: http://127.0.0.1:")
+        url = first.split()[1]
+        with urllib.request.urlopen(url + "api/state", timeout=10) as response:
+            state = json.loads(response.read())
+        assert state["status"] == "playing" and state["setup"]["seats"][0]["name"] == "Livia"
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert (tmp_path / "d" / "table.db").exists()

@@ -6,10 +6,11 @@ import argparse
 import signal
 import threading
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from companion.cafe.options import add_cafe_arguments, cafe_from_args
-from companion.table.config import load_config
+from companion.table.config import demo_config, load_config
 from companion.table.runner import Table
 from companion.web.config import WebConfig
 
@@ -23,14 +24,27 @@ def register(subparsers: Any) -> None:
             "game log after a restart. The operator token comes from COMPANION_OPERATOR_TOKEN."
         ),
     )
-    parser.add_argument("--config", required=True, metavar="FILE", help="the table's TOML file")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--config", metavar="FILE", help="the table's TOML file")
+    source.add_argument(
+        "--demo",
+        metavar="FOLDER",
+        nargs="?",
+        const="companion-data",
+        help="simulated players and the emulated LED device; data in FOLDER "
+        "(default companion-data)",
+    )
     parser.add_argument("--port", type=int, help="serve the dashboard on this port instead")
+    parser.add_argument("--seed", type=int, help="--demo: replay the same simulated game")
     add_cafe_arguments(parser)  # café hook: --mqtt URL --table ID (companion.cafe)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    config = load_config(args.config)
+    if args.demo is not None:
+        config = demo_config(Path(args.demo), seed=args.seed)
+    else:
+        config = load_config(args.config)
     if args.port is not None:
         config = replace(config, port=args.port)
     web = WebConfig.from_env()
