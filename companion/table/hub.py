@@ -8,6 +8,7 @@ whole snapshot, so only the newest matters) rather than stalling the table.
 from __future__ import annotations
 
 import contextlib
+import json
 import queue
 import threading
 from typing import Any
@@ -52,6 +53,7 @@ class Hub:
         self._lock = threading.Lock()
         self._subscribers: set[Subscription] = set()
         self._last: dict[str, Any] | None = None
+        self._encoded: tuple[dict[str, Any], str] | None = None
 
     def subscribe(self) -> Subscription:
         """A new queue, primed with the latest update so a new viewer starts current."""
@@ -65,6 +67,16 @@ class Hub:
     def unsubscribe(self, sub: Subscription) -> None:
         with self._lock:
             self._subscribers.discard(sub)
+
+    def encoded(self, update: dict[str, Any]) -> str:
+        """``update`` as compact JSON, encoded once however many viewers send it."""
+        with self._lock:
+            if self._encoded is not None and self._encoded[0] is update:
+                return self._encoded[1]
+        text = json.dumps(update, separators=(",", ":"))
+        with self._lock:
+            self._encoded = (update, text)
+        return text
 
     def publish(self, update: dict[str, Any]) -> None:
         with self._lock:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,8 +20,7 @@ def state() -> Any:
     return jsonify(services().table.snapshot())
 
 
-def sse_message(update: dict[str, Any]) -> str:
-    data = json.dumps(update, separators=(",", ":"))
+def sse_message(update: dict[str, Any], data: str) -> str:
     return f"id: {update.get('version', 0)}\nevent: state\ndata: {data}\n\n"
 
 
@@ -38,7 +36,10 @@ def events() -> Response:
             yield "retry: 2000\n\n"
             while True:
                 update = sub.get(heartbeat_s)
-                yield ": keep-alive\n\n" if update is None else sse_message(update)
+                if update is None:
+                    yield ": keep-alive\n\n"
+                else:
+                    yield sse_message(update, hub.encoded(update))
         finally:
             sub.close()
 
