@@ -29,6 +29,7 @@ def create_app(config: WebConfig | None = None, services: Services | None = None
     )
     app.extensions["companion"] = services
     app.extensions["companion_login"] = LoginThrottle()
+    app.extensions["companion_partials"] = {}  # (page, version) -> viewers' HTML
 
     app.register_blueprint(api_bp)
     app.register_blueprint(pages_bp)

@@ -29,7 +29,7 @@ from companion.table.ports import LightStatus, TableLights
 from companion.table.replay import export_lines, game_at
 from companion.table.view import table_view
 from companion.web.api import perform
-from companion.web.auth import csrf_required, log_in, operator_required
+from companion.web.auth import csrf_required, is_operator, log_in, operator_required
 from companion.web.board_svg import COLOUR_NAMES, board_svg
 from companion.web.services import services
 
@@ -91,9 +91,23 @@ def phone() -> str:
 
 @bp.get("/live/<any(table, tv, phone):kind>")
 def live(kind: str) -> str:
-    """The changing part of a page, fetched again on every server-sent event."""
+    """The changing part of a page, fetched again on every server-sent event.
+
+    Every viewer (not the operator, whose copy has forms) gets the same HTML for a
+    version, so it is rendered once per change, not once per phone.
+    """
     view = services().table.snapshot()
-    return render_template(f"_{kind}.html", kind=kind, **board_context(view))
+    if is_operator():
+        return render_template(f"_{kind}.html", kind=kind, **board_context(view))
+    cache: dict[tuple[str, int], str] = current_app.extensions["companion_partials"]
+    key = (kind, int(view["version"]))
+    html = cache.get(key)
+    if html is None:
+        html = render_template(f"_{kind}.html", kind=kind, **board_context(view))
+        if len(cache) > 16:
+            cache.clear()
+        cache[key] = html
+    return html
 
 
 @bp.get("/login")
