@@ -97,7 +97,9 @@ def child(db: str, seed: int, turns: int) -> None:
     def ack(i: int) -> None:
         head = log.head()
         assert head is not None
-        print(i, head.seq, head.hash, digest(session), flush=True)
+        # One write per line: a kill can cut a line short, never merge two.
+        sys.stdout.write(f"{i} {head.seq} {head.hash} {digest(session)}\n")
+        sys.stdout.flush()
 
     play(session, seed, turns, 0, ack)
     print("done", flush=True)
@@ -166,9 +168,9 @@ def run_points(
                 seen.append(line)
             time.sleep(rng.uniform(0.0, 0.004))
             proc.send_signal(signal.SIGKILL)
-            # Every line printed before the kill is an acknowledgement.
-            seen.extend(proc.communicate(timeout=60)[0].splitlines())
-            acks = [line.split() for line in seen if line.strip() and line.strip() != "done"]
+            seen.extend(proc.communicate(timeout=60)[0].splitlines(keepends=True))
+            # Every whole line printed before the kill is an acknowledgement.
+            acks = [line.split() for line in seen if line.endswith("\n") and len(line.split()) == 4]
             report.points += 1
             report.acknowledged += len(acks)
             _check(report, db, acks, passed, seed, turns, want_final, want_record)
