@@ -263,3 +263,19 @@ def test_threads_only_enqueue_and_the_owner_decides(tmp_path: Path) -> None:
         stop.set()
         owner.join()
     assert kinds(session).count(EventKind.BUTTON) == 1
+
+
+def test_an_emperor_game_resumes_with_its_chosen_vats(tmp_path: Path) -> None:
+    session, _ = start(tmp_path, "emperor")
+    game = session.game
+    assert game is not None
+    vat = game.setup.board.vats[2]
+    session.operate("choose_vat", vat=vat)
+    setup = GameSetup.create(game.setup.board, Variant.EMPEROR, game.setup.seats, aureus=[vat])
+    for state in simulate_game(setup, random.Random(5))[:6]:
+        play(session, state)
+    before = session.snapshot()
+    session.log.close()
+    again = TableSession(GameLog(tmp_path / "table.db"), RecordingLights())
+    assert again.game is not None and again.game.vats == session.game.vats  # type: ignore[union-attr]
+    assert again.snapshot() == before
