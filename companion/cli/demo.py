@@ -11,6 +11,7 @@ from companion.boards import BUILTIN, load_profile
 from companion.cli.score import render_table
 from companion.games.garum import Game, Variant, line_name, random_setup, score_state, simulate_game
 from companion.games.garum.state import BoardState
+from companion.table import ides_demo
 
 COLOUR_NAMES = {"B": "blue", "G": "green", "Y": "yellow", "R": "red"}
 
@@ -26,10 +27,14 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--variant", choices=[v.value for v in Variant], default="standard")
     parser.add_argument("--seed", type=int, help="replay the same game")
     parser.add_argument("--delay", type=float, default=0.05, help="seconds between turns")
+    parser.add_argument("--game", choices=("garum", "ides"), default="garum")
+    ides_demo.add_arguments(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.game == "ides":
+        return ides_demo.run(args)
     rng = random.Random(args.seed)
     board = load_profile(args.board)
     setup = random_setup(board, args.players, args.variant, rng)
