@@ -17,7 +17,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from companion.errors import InputError
+from companion.errors import CompanionError, InputError
 from companion.games.ides import Dice
 from companion.games.ides.simulate import DEFAULT_NAMES, choose
 from companion.link.emulator import Emulator
@@ -92,7 +92,13 @@ def run(args: argparse.Namespace) -> int:
         stack.callback(garum_log.close)
         web = WebConfig.from_env()
         app = create_app(web, Services(TableSession(garum_log, _Dark()), garum_log, ides=table))
-        server = DashboardServer(app, args.host, args.port).start()
+        try:
+            server = DashboardServer(app, args.host, args.port).start()
+        except OSError as exc:
+            raise CompanionError(
+                f"cannot serve the dashboard on {args.host}:{args.port}: {exc.strerror}; "
+                "choose another with --port"
+            ) from None
         stack.callback(server.stop)
         print(f"dashboard: {server.url}/ides", flush=True)
         print(f"operator token: {web.operator_token}", flush=True)
@@ -101,7 +107,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"resuming game {table.game_id} after {table.actions_applied} actions")
         else:
             table.new_game(list(DEFAULT_NAMES[: args.players]))
-        play(table, args.seed, pause_s)
+        try:
+            play(table, args.seed, pause_s)
+        except KeyboardInterrupt:
+            print(f"stopped; --data-dir {data_dir} resumes this game", flush=True)
+            return 130
         assert table.game is not None
         link.wait_synced(2.0)
         lit = emulator.snapshot().lights
