@@ -191,3 +191,29 @@ def test_new_game_from_the_api_replaces_the_one_in_play(
     state = answer.get_json()["state"]
     assert state["game_id"] != old and state["current_name"] == "Bo"
     assert [e.payload for e in table.log.events(old)][-1] == {"reason": "replaced by a new game"}
+
+
+def test_events_stream_the_state_then_each_change(client: FlaskClient, table: IdesTable) -> None:
+    response = client.get("/api/ides/events", buffered=False)
+    assert response.mimetype == "text/event-stream"
+    chunks = iter(response.response)  # type: ignore[arg-type]
+    assert next(chunks).startswith(b"retry:")
+    first = json.loads(next(chunks).decode().split("data: ", 1)[1])
+    assert first["status"] == "playing" and first["current_name"] == "Livia"
+    table.act(table.choices()[0])
+    second = json.loads(next(chunks).decode().split("data: ", 1)[1])
+    assert second["version"] > first["version"] and len(second["log"]) == 1
+    response.close()
+    assert table.hub.subscribers == 0
+
+
+def test_the_operator_ends_the_game(client: FlaskClient, table: IdesTable) -> None:
+    assert client.post("/api/ides/end").status_code == 401
+    answer = client.post("/api/ides/end", headers=HEADERS)
+    assert answer.status_code == 200 and answer.get_json()["state"]["status"] == "over"
+    assert answer.get_json()["state"]["choices"] == []
+    again = client.post("/api/ides/end", headers=HEADERS)
+    assert again.status_code == 409 and again.get_json()["code"] == "game_over"
+    action = {"kind": "draw-free-tile", "to_stockpile": True}
+    refused = client.post("/api/ides/act", json={"action": action}, headers=HEADERS)
+    assert refused.status_code == 409 and "no Ides game is in play" in refused.get_json()["error"]
