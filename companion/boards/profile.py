@@ -125,6 +125,7 @@ class BoardProfile:
     area_of_line: tuple[InfluenceArea, ...] = field(init=False)
     line_cells: tuple[tuple[int, ...], ...] = field(init=False)
     bonus_kind: dict[int, str] = field(init=False)
+    vat_areas: dict[int, tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]] = field(init=False)
 
     def __post_init__(self) -> None:
         positions: dict[int, tuple[int, int]] = {}
@@ -166,6 +167,20 @@ class BoardProfile:
         set_(self, "area_of_line", tuple(a for a in area_of_line if a is not None))
         set_(self, "line_cells", line_cells)
         set_(self, "bonus_kind", {b.cell: b.kind for b in self.bonus_cells})
+        # For each vat: (its lines in one area, that area's other vats), per area crossed.
+        vat_areas: dict[int, tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]] = {}
+        for vat, lines in vat_lines.items():
+            groups: dict[int, list[int]] = {}
+            for line in lines:
+                groups.setdefault(id(area_of_line[line]), []).append(line)
+            vat_areas[vat] = tuple(
+                (
+                    tuple(group),
+                    tuple(v for v in self.area_of_line[group[0]].vats if v != vat),
+                )
+                for group in groups.values()
+            )
+        set_(self, "vat_areas", vat_areas)
 
     @property
     def rounds(self) -> int:

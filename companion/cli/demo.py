@@ -12,6 +12,7 @@ from companion.cafe.options import add_cafe_arguments
 from companion.cli.score import render_table
 from companion.games.garum import Game, Variant, line_name, random_setup, score_state, simulate_game
 from companion.games.garum.state import BoardState
+from companion.table import ides_demo
 
 COLOUR_NAMES = {"B": "blue", "G": "green", "Y": "yellow", "R": "red"}
 
@@ -27,11 +28,15 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--variant", choices=[v.value for v in Variant], default="standard")
     parser.add_argument("--seed", type=int, help="replay the same game")
     parser.add_argument("--delay", type=float, default=0.05, help="seconds between turns")
+    parser.add_argument("--game", choices=("garum", "ides"), default="garum")
+    ides_demo.add_arguments(parser)
     add_cafe_arguments(parser)  # café hook: --mqtt URL --table ID (companion.cafe)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.game == "ides":
+        return ides_demo.run(args)
     if args.mqtt or args.table:  # café hook: the game played by a real table, published
         from companion.cafe.demo import play_published_demo
 

@@ -31,6 +31,8 @@ class Button(enum.Enum):
     UNDO = "undo"
     ROLL = "roll"  # roll the dice (The Ides of March)
     NEW_GAME = "new_game"
+    NEXT = "next"  # the next offered choice (The Ides of March)
+    PREVIOUS = "previous"  # the previous offered choice
 
 
 class ButtonAction(enum.Enum):

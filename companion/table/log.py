@@ -72,6 +72,7 @@ class EventKind(StrEnum):
     BUTTON = "button"  # a physical button press: {"button"}
     LED = "led"  # a command sent to the LED device
     GAME_ENDED = "game_ended"  # {"reason"}
+    IDES_ACTION = "ides_action"  # an Ides of March action as applied: {"action", "by"}
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from companion.errors import CompanionError, InputError
 from companion.web.api import bp as api_bp
 from companion.web.auth import LoginThrottle, csrf_token, is_operator
 from companion.web.config import WebConfig
+from companion.web.ides import bp as ides_bp
 from companion.web.pages import bp as pages_bp
 from companion.web.services import Services
 
@@ -33,6 +34,7 @@ def create_app(config: WebConfig | None = None, services: Services | None = None
 
     app.register_blueprint(api_bp)
     app.register_blueprint(pages_bp)
+    app.register_blueprint(ides_bp)
 
     @app.context_processor
     def _globals() -> dict[str, Any]:

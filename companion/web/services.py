@@ -8,6 +8,7 @@ from typing import Any, Protocol
 from flask import current_app
 
 from companion.table.hub import Hub
+from companion.table.ides_session import IdesTable
 from companion.table.log import GameLog
 
 
@@ -25,6 +26,7 @@ class TableControl(Protocol):
 class Services:
     table: TableControl
     log: GameLog
+    ides: IdesTable | None = None  # when this dashboard also runs an Ides of March game
 
 
 def services() -> Services:

@@ -79,11 +79,12 @@ def legal_worker_lines(
     full: frozenset[int] | set[int],
 ) -> list[int]:
     """Free lines through ``vat`` whose area is still open (supply is checked apart)."""
-    return [
-        line
-        for line in board.vat_lines[vat]
-        if workers[line] is None and not board.area_vats_closed(line, frozenset(full), vat)
-    ]
+    free: list[int] = []
+    for lines, others in board.vat_areas[vat]:
+        if all(v in full for v in others):
+            continue  # closed: every other vat of this area is full
+        free.extend(line for line in lines if workers[line] is None)
+    return free
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,7 @@
       });
   }
 
-  var source = new EventSource("/api/events");
+  var source = new EventSource(root.getAttribute("data-events") || "/api/events");
   source.addEventListener("state", function (ev) {
     var version;
     try { version = String(JSON.parse(ev.data).version); } catch (e) { return; }

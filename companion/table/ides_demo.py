@@ -1,0 +1,145 @@
+"""``companion demo --game ides``: simulated players play a whole Ides game at the table.
+
+Everything but the players is real: the rules engine, the game log, the LED device's own
+firmware (emulated behind a pseudo-terminal, driven through ``HostLink``) and the dashboard.
+With ``--seed`` every choice and throw is drawn from a generator seeded with the seed and the
+number of actions so far, so a game resumed from its log (``--data-dir``) goes on exactly as
+it would have.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import tempfile
+import time
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+from companion.errors import CompanionError, InputError
+from companion.games.ides import Dice
+from companion.games.ides.simulate import DEFAULT_NAMES, choose
+from companion.link.emulator import Emulator
+from companion.link.host import HostLink
+from companion.table import ides_words as words
+from companion.table.ides_session import IdesStatus, IdesTable
+from companion.table.log import GameLog
+from companion.table.ports import TableLights as GarumLights
+from companion.table.session import TableSession
+from companion.web import Services, create_app
+from companion.web.config import WebConfig
+from companion.web.serve import DashboardServer
+
+ROLL_S = 0.6  # dice animation at a watchable pace
+
+
+class _Dark:
+    """The Garum side of the dashboard has no lights in this demo."""
+
+    def show(self, lights: GarumLights) -> None:
+        pass
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The Ides demo's own options (``--players`` and ``--seed`` are shared with Garum)."""
+    parser.add_argument(
+        "--turns-per-second",
+        type=float,
+        default=1.0,
+        help="Ides: player choices per second (default 1, watchable)",
+    )
+    parser.add_argument(
+        "--fast",
+        action="store_true",
+        help="Ides: no pause between choices and no dice animation (for tests)",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="Ides: the dashboard's address")
+    parser.add_argument(
+        "--port", type=int, default=5000, help="Ides: the dashboard's port (0 picks a free one)"
+    )
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        help="Ides: keep the game log here (ides.db) and resume an unfinished game; "
+        "a temporary directory otherwise",
+    )
+    parser.add_argument(
+        "--hold", type=float, default=None, help="Ides: seconds the dashboard stays up at the end"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.turns_per_second <= 0:
+        raise InputError("expected a positive number", field="--turns-per-second")
+    pause_s = 0.0 if args.fast else 1.0 / args.turns_per_second
+    hold_s = args.hold if args.hold is not None else (0.0 if args.fast else 5.0)
+    with ExitStack() as stack:
+        if args.data_dir is None:
+            data_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="ides-")))
+        else:
+            data_dir = args.data_dir
+            data_dir.mkdir(parents=True, exist_ok=True)
+        emulator = Emulator().start()
+        stack.callback(emulator.stop)
+        link = HostLink(port=emulator.port).start()
+        stack.callback(link.stop)
+        log = GameLog(data_dir / "ides.db")
+        stack.callback(log.close)
+        table = IdesTable(log, link, roll_s=0.0 if args.fast else ROLL_S)
+        stack.callback(table.close)
+        garum_log = GameLog(data_dir / "table.db")
+        stack.callback(garum_log.close)
+        web = WebConfig.from_env()
+        app = create_app(web, Services(TableSession(garum_log, _Dark()), garum_log, ides=table))
+        try:
+            server = DashboardServer(app, args.host, args.port).start()
+        except OSError as exc:
+            raise CompanionError(
+                f"cannot serve the dashboard on {args.host}:{args.port}: {exc.strerror}; "
+                "choose another with --port"
+            ) from None
+        stack.callback(server.stop)
+        print(f"dashboard: {server.url}/ides", flush=True)
+        print(f"operator token: {web.operator_token}", flush=True)
+        print(f"game log: {log.path}", flush=True)
+        if table.status is IdesStatus.PLAYING:
+            print(f"resuming game {table.game_id} after {table.actions_applied} actions")
+        else:
+            table.new_game(list(DEFAULT_NAMES[: args.players]))
+        try:
+            play(table, args.seed, pause_s)
+        except KeyboardInterrupt:
+            print(f"stopped; --data-dir {data_dir} resumes this game", flush=True)
+            return 130
+        assert table.game is not None
+        link.wait_synced(2.0)
+        lit = emulator.snapshot().lights
+        dice = "dark" if lit is None else " and ".join(c or "off" for c in lit.dice)
+        print(f"{table.ended} after {table.actions_applied} actions; dice LEDs: {dice}")
+        verdict = log.verify()
+        print(f"game log: {verdict.events} events, chain {'verified' if verdict.ok else 'BROKEN'}")
+        if hold_s > 0:
+            time.sleep(hold_s)
+        return 0 if verdict.ok else 1
+
+
+def play(table: IdesTable, seed: int | None, pause_s: float) -> None:
+    """Simulated players choose among the legal actions until the game is over."""
+    rng = random.Random(seed)
+    while table.status is IdesStatus.PLAYING:
+        game = table.game
+        assert game is not None
+        if seed is not None:
+            rng = random.Random(f"{seed}:{table.actions_applied}")
+        names = [p.name for p in game.players]
+        who = names[game.current]
+        applied = table.act(choose(game, rng), by="simulated", dice=_dice(game.faces, rng, seed))
+        print(f"turn {game.turn_number:>3}  {who:<7} {words.label(applied, names)}", flush=True)
+        if pause_s > 0:
+            time.sleep(pause_s)
+
+
+def _dice(faces: Any, rng: random.Random, seed: int | None) -> Dice | None:
+    """Seeded dice for a reproducible demo; otherwise the table's secure dice."""
+    return Dice(faces, rng) if seed is not None else None

@@ -1,0 +1,308 @@
+"""An Ides of March game at the table: actions in, rules checked, log, LEDs and dashboard out.
+
+Every applied action (a roll with the face it showed) is written to the :class:`GameLog`
+before anyone hears of it, and the game is always the fold of the logged actions, so a
+restart after ``kill -9`` resumes the same game: :meth:`IdesTable.__init__` replays the last
+Ides game of the log.  The dashboard, the buttons and the demo all act through
+:meth:`IdesTable.act`; one lock serialises them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from companion.errors import InputError
+from companion.games.ides import (
+    Action,
+    Bribe,
+    Dice,
+    DiceFaces,
+    FateRoll,
+    Game,
+    IllegalAction,
+    Roll,
+    Rule,
+    action_from_dict,
+    action_to_dict,
+)
+from companion.link.lights import TableLights
+from companion.table import ides_words as words
+from companion.table.hub import Hub
+from companion.table.ides_lights import DiceLights, LightsOut, picture
+from companion.table.ides_view import ides_view
+from companion.table.log import Event, EventKind, GameLog, LogError, canonical_json
+
+GAME_KIND = "ides"  # the ``game`` field of an Ides game's opening event
+HEADER_FORMAT = "companion-ides-log/1"
+MAX_NAME = 40
+
+
+class IdesStatus(StrEnum):
+    SETUP = "setup"  # no Ides game in the log yet
+    PLAYING = "playing"
+    OVER = "over"  # won, or ended by the operator
+
+
+@dataclass(frozen=True)
+class LogLine:
+    """One applied action as the dashboard lists it."""
+
+    seq: int
+    turn: int
+    seat: int
+    text: str
+    by: str
+
+    def to_dict(self, names: Sequence[str]) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "turn": self.turn,
+            "seat": self.seat,
+            "name": names[self.seat],
+            "text": self.text,
+            "by": self.by,
+        }
+
+
+def check_names(names: Any) -> list[str]:
+    """2-4 player names of 1-40 characters; errors name the offending entry."""
+    if not isinstance(names, list) or not 2 <= len(names) <= 4:
+        raise InputError("expected a list of 2-4 player names", field="players")
+    out: list[str] = []
+    for i, name in enumerate(names):
+        if not isinstance(name, str) or not name.strip() or len(name.strip()) > MAX_NAME:
+            raise InputError(f"expected a name of 1-{MAX_NAME} characters", field=f"players[{i}]")
+        out.append(name.strip())
+    return out
+
+
+def is_ides(event: Event) -> bool:
+    return event.kind is EventKind.GAME_STARTED and event.payload.get("game") == GAME_KIND
+
+
+class IdesTable:
+    """Owns the Ides game in play; see the module docstring."""
+
+    def __init__(
+        self,
+        log: GameLog,
+        lights: LightsOut | None = None,
+        *,
+        dice: Dice | None = None,
+        hub: Hub | None = None,
+        roll_s: float = 0.8,
+    ) -> None:
+        self.log = log
+        self.hub = hub or Hub()
+        self._dice = dice
+        self._lock = threading.RLock()
+        self._lights = DiceLights(lights, roll_s=roll_s, on_settle=self._settled)
+        self.game: Game | None = None
+        self.game_id: int | None = None
+        self.ended: str | None = None
+        self.lines: list[LogLine] = []
+        self.last_seq = 0
+        self.refusal: IllegalAction | None = None
+        self.cursor = 0
+        self._version = 0
+        self._snapshot: dict[str, Any] = {}
+        self._resume()
+
+    # -- reading ---------------------------------------------------------------------------
+
+    @property
+    def status(self) -> IdesStatus:
+        if self.game is None:
+            return IdesStatus.SETUP
+        if self.game.over or self.ended is not None:
+            return IdesStatus.OVER
+        return IdesStatus.PLAYING
+
+    @property
+    def lights_error(self) -> str | None:
+        return self._lights.error
+
+    @property
+    def actions_applied(self) -> int:
+        return len(self.lines)
+
+    def snapshot(self) -> dict[str, Any]:
+        """The latest published view (the ``/api/ides/state`` body)."""
+        with self._lock:
+            return self._snapshot
+
+    def choices(self) -> list[Action]:
+        """Exactly the actions the rules allow the current player now (none when over)."""
+        game = self.game
+        if game is None or self.status is not IdesStatus.PLAYING:
+            return []
+        return game.legal_actions()
+
+    # -- resuming --------------------------------------------------------------------------
+
+    def _resume(self) -> None:
+        """Replays the last Ides game of the log; a logged action the rules refuse is damage."""
+        opening = next((e for e in reversed(self.log.games()) if is_ides(e)), None)
+        if opening is not None:
+            self.game_id = opening.game
+            for event in self.log.events(opening.game):
+                self._replay(event)
+        self._publish(self._lights.show(picture(self.game)))
+
+    def _replay(self, event: Event) -> None:
+        self.last_seq = event.seq
+        if event.kind is EventKind.GAME_STARTED:
+            self._open(event.payload, event.seq)
+        elif event.kind is EventKind.IDES_ACTION:
+            assert self.game is not None
+            try:
+                action = action_from_dict(event.payload.get("action"))
+                self._record(action, self.game.apply(action), event.seq, event.payload.get("by"))
+            except (IllegalAction, InputError) as exc:
+                raise LogError(
+                    f"{self.log.path}: event {event.seq} cannot be replayed: {exc}"
+                ) from exc
+        elif event.kind is EventKind.GAME_ENDED:
+            self.ended = str(event.payload.get("reason", "ended"))
+
+    def _open(self, header: dict[str, Any], seq: int) -> None:
+        faces = DiceFaces.from_dict(header.get("dice"))
+        names = check_names(header.get("players"))
+        self.game = Game.setup(names, first_seat=int(header.get("first_seat", 0)), faces=faces)
+        self.game_id = seq
+        self.ended = None
+        self.lines = []
+        self.refusal = None
+        self.cursor = 0
+
+    def _record(self, action: Action, after: Game, seq: int, by: Any) -> None:
+        assert self.game is not None
+        names = [p.name for p in self.game.players]
+        line = LogLine(
+            seq, self.game.turn_number, self.game.current, words.label(action, names), str(by)
+        )
+        self.lines.append(line)
+        self.game = after
+
+    # -- acting ----------------------------------------------------------------------------
+
+    def new_game(self, names: Any, *, first_seat: int = 0, faces: DiceFaces | None = None) -> int:
+        """Opens a new Ides game (ending one in play); returns its number in the log."""
+        checked = check_names(names)
+        if not isinstance(first_seat, int) or not 0 <= first_seat < len(checked):
+            raise InputError(f"expected a seat 0-{len(checked) - 1}", field="first_seat")
+        header = {
+            "game": GAME_KIND,
+            "format": HEADER_FORMAT,
+            "players": checked,
+            "first_seat": first_seat,
+            "dice": (faces or DiceFaces()).to_dict(),
+        }
+        with self._lock:
+            if self.status is IdesStatus.PLAYING and self.game_id is not None:
+                self._append(EventKind.GAME_ENDED, {"reason": "replaced by a new game"})
+            event = self.log.start_game(header)
+            self.last_seq = event.seq
+            self._open(header, event.seq)
+            self._publish(self._lights.show(picture(self.game)))
+            return event.seq
+
+    def act(self, action: Action, *, by: str = "operator", dice: Dice | None = None) -> Action:
+        """Applies ``action`` for the current player (throwing a roll first); returns it as
+        applied.  A refusal raises ``IllegalAction`` and is shown until the next action."""
+        with self._lock:
+            game = self._require_playing()
+            thrower = dice or self._dice or Dice(game.faces)
+            try:
+                applied, after = game.play(action, thrower)
+            except IllegalAction as exc:
+                self.refusal = exc
+                self._publish(self._lights.show(picture(game, refused=True)))
+                raise
+            event = self._append(
+                EventKind.IDES_ACTION, {"action": action_to_dict(applied), "by": by}
+            )
+            self._record(applied, after, event.seq, by)
+            self.refusal = None
+            self.cursor = 0
+            if after.over:
+                winner = after.players[after.winner or 0].name
+                self._append(EventKind.GAME_ENDED, {"reason": f"{winner} wins the Forum"})
+                self.ended = f"{winner} wins the Forum"
+            rolled = isinstance(applied, Roll | Bribe | FateRoll)
+            self._publish(self._lights.show(picture(after), roll=rolled))
+            return applied
+
+    def end(self, reason: str = "ended by the operator") -> None:
+        with self._lock:
+            self._require_playing()
+            self._append(EventKind.GAME_ENDED, {"reason": reason})
+            self.ended = reason
+            self._publish(self._lights.show(picture(self.game)))
+
+    def refuse(self, exc: IllegalAction) -> None:
+        """Shows a refusal found outside :meth:`act` (a stale or malformed choice)."""
+        with self._lock:
+            self.refusal = exc
+            self._publish(self._lights.show(picture(self.game, refused=True)))
+
+    def note_button(self, button: str) -> None:
+        """Logs a physical button press with the game (evidence; ignored on replay)."""
+        with self._lock:
+            if self.game_id is not None:
+                self._append(EventKind.BUTTON, {"button": button, "game": GAME_KIND})
+
+    # -- the offered-choice cursor (buttons) ----------------------------------------------
+
+    def select(self, step: int) -> Action | None:
+        """Moves the highlighted choice by ``step`` (wrapping); returns it."""
+        with self._lock:
+            offered = self.choices()
+            if not offered:
+                return None
+            self.cursor = (self.cursor + step) % len(offered)
+            self._publish(self._lights.shown or picture(self.game))
+            return offered[self.cursor]
+
+    def highlighted(self) -> Action | None:
+        with self._lock:
+            offered = self.choices()
+            return offered[self.cursor % len(offered)] if offered else None
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _require_playing(self) -> Game:
+        if self.game is None or self.status is not IdesStatus.PLAYING:
+            raise IllegalAction(Rule.GAME_OVER, "no Ides game is in play: start a new game first")
+        return self.game
+
+    def _append(self, kind: EventKind, payload: dict[str, Any]) -> Event:
+        assert self.game_id is not None
+        event = self.log.append(self.game_id, kind, payload)
+        self.last_seq = event.seq
+        return event
+
+    def _settled(self, _lights: TableLights) -> None:
+        with self._lock:
+            self._publish(self._lights.shown or picture(self.game))
+
+    def _publish(self, lights: TableLights) -> None:
+        self._version += 1
+        view = ides_view(self, lights, self._version)
+        with self._lock:
+            self._snapshot = view
+        self.hub.publish(view)
+
+    def close(self) -> None:
+        self._lights.close()
+
+
+def state_digest(game: Game | None) -> str:
+    """A short fingerprint of a game position, for comparing a resumed game with the original."""
+    body = canonical_json(game.to_dict() if game is not None else None)
+    return hashlib.sha256(body.encode()).hexdigest()[:16]

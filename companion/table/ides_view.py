@@ -1,0 +1,102 @@
+"""The Ides table as one JSON-able view: what ``/api/ides/state`` returns and SSE carries."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from companion.games.ides import action_to_dict
+from companion.link.lights import TableLights
+from companion.table import ides_words as words
+from companion.table.log import canonical_json
+
+if TYPE_CHECKING:
+    from companion.table.ides_session import IdesTable
+
+LOG_SHOWN = 40  # newest log lines in a view
+ROLLS_SHOWN = 8
+
+
+def ides_view(table: IdesTable, lights: TableLights, version: int) -> dict[str, Any]:
+    """Players, turn, dice, the offered choices, the last refusal and the log, newest first."""
+    game = table.game
+    base: dict[str, Any] = {
+        "status": table.status.value,
+        "version": version,
+        "game_id": table.game_id,
+        "lights": lights.to_dict(),
+        "lights_error": table.lights_error,
+    }
+    if game is None:
+        return {**base, "players": [], "choices": [], "log": [], "rolls": []}
+    names = [p.name for p in game.players]
+    holder = game.forum_holder
+    offered = table.choices()
+    cursor = table.cursor % len(offered) if offered else None
+    players = [
+        {
+            "seat": seat,
+            "name": p.name,
+            "rank": p.rank.value,
+            "coins": p.coins,
+            "stockpile": p.stockpile,
+            "ferrymen": p.ferrymen,
+            "token": p.token.value,
+            "out": p.out,
+            "square": p.square.value,
+            "where": words.square(p.square),
+            "senator_row": list(p.senator_row),
+            "commander_row": list(p.commander_row),
+            "commander_flipped": list(p.commander_flipped),
+            "expressway": p.expressway.value,
+            "current": seat == game.current and not game.over,
+            "forum": seat == holder,
+        }
+        for seat, p in enumerate(game.players)
+    ]
+    rolls = [
+        {
+            "seat": r.seat,
+            "name": names[r.seat],
+            "die": r.die.value,
+            "face": r.face.value,
+            "for_name": None if r.for_seat is None else names[r.for_seat],
+        }
+        for r in reversed(game.rolls[-ROLLS_SHOWN:])
+    ]
+    choices = [
+        {
+            "index": i,
+            "group": words.group(a),
+            "label": words.label(a, names),
+            "action": action_to_dict(a),
+            "value": canonical_json(action_to_dict(a)),
+        }
+        for i, a in enumerate(offered)
+    ]
+    refusal = table.refusal
+    return {
+        **base,
+        "turn_number": game.turn_number,
+        "current": None if game.over else game.current,
+        "current_name": None if game.over else names[game.current],
+        "phase": game.phase.value,
+        "phase_words": words.PHASES[game.phase],
+        "expected_die": None if game.expected_die is None else game.expected_die.value,
+        "players": players,
+        "forum_holder": holder,
+        "forum_holder_name": None if holder is None else names[holder],
+        "out": [p.name for p in game.players if p.out],
+        "winner": game.winner,
+        "winner_name": None if game.winner is None else names[game.winner],
+        "ended": table.ended,
+        "rolls": rolls,
+        "dice": {"orange": lights.dice[0], "purple": lights.dice[1], "rolling": lights.rolling},
+        "choices": choices,
+        "cursor": cursor,
+        "refusal": None
+        if refusal is None
+        else {"code": refusal.code.value, "message": refusal.message},
+        "log": [line.to_dict(names) for line in reversed(table.lines[-LOG_SHOWN:])],
+        "last_seq": table.last_seq,
+        "game": game.to_dict(),
+    }

@@ -1,0 +1,163 @@
+"""The Ides of March page and API: the game live, and the operator's choices for the player.
+
+The operator is offered exactly the current player's legal actions; whatever is posted is
+checked by the rules again (the page may be stale), and a refusal answers with the rule's
+plain words.  Live updates reuse the table's Server-Sent Events mechanism on their own
+stream, ``/api/ides/events``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    flash,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+
+from companion.errors import InputError
+from companion.games.ides import IllegalAction, action_from_dict, action_to_dict
+from companion.table.ides_session import IdesTable
+from companion.web.api import sse_message
+from companion.web.auth import operator_required
+from companion.web.services import services
+
+bp = Blueprint("ides", __name__)
+
+
+def _table() -> IdesTable:
+    table = services().ides
+    if table is None:
+        abort(404, "no Ides of March game runs at this table")
+    return table
+
+
+def _empty_view() -> dict[str, Any]:
+    return {"status": "absent", "version": 0, "players": [], "choices": [], "log": []}
+
+
+@bp.get("/ides")
+def page() -> str:
+    table = services().ides
+    view = table.snapshot() if table is not None else _empty_view()
+    return render_template("ides.html", v=view)
+
+
+@bp.get("/ides/live")
+def live() -> str:
+    """The changing part of the page, fetched again on every server-sent event."""
+    return render_template("_ides.html", v=_table().snapshot())
+
+
+@bp.get("/api/ides/state")
+def state() -> Any:
+    return jsonify(_table().snapshot())
+
+
+@bp.get("/api/ides/events")
+def events() -> Response:
+    """Server-Sent Events: one ``state`` event per change, the current state first."""
+    hub = _table().hub
+    heartbeat_s = current_app.config["COMPANION"].sse_heartbeat_s
+    sub = hub.subscribe()
+
+    def stream() -> Iterator[str]:
+        try:
+            yield "retry: 2000\n\n"
+            while True:
+                update = sub.get(heartbeat_s)
+                yield ": keep-alive\n\n" if update is None else sse_message(update)
+        finally:
+            sub.close()
+
+    return Response(
+        stream(),
+        mimetype="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+
+
+def _json_body() -> dict[str, Any]:
+    data = request.get_json(silent=True) if request.data else {}
+    if not isinstance(data, dict):
+        raise InputError("expected a JSON object", source="request body")
+    return data
+
+
+def _refused(exc: IllegalAction) -> Any:
+    return jsonify(error=exc.message, code=exc.code.value), 409
+
+
+@bp.post("/api/ides/act")
+@operator_required
+def act() -> Any:
+    """Body ``{"action": {...}}`` as ``action_to_dict`` writes it; a roll's face is thrown
+    here.  409 with the rule's code and words when the rules refuse it."""
+    table = _table()
+    action = action_from_dict(_json_body().get("action"))
+    try:
+        applied = table.act(action, by="operator")
+    except IllegalAction as exc:
+        return _refused(exc)
+    return jsonify(action=action_to_dict(applied), state=table.snapshot())
+
+
+@bp.post("/api/ides/new_game")
+@operator_required
+def new_game() -> Any:
+    """Body ``{"players": ["Livia", "Marcus"], "first_seat": 0}``."""
+    table = _table()
+    data = _json_body()
+    game = table.new_game(data.get("players"), first_seat=data.get("first_seat", 0))
+    return jsonify(game=game, state=table.snapshot())
+
+
+@bp.post("/api/ides/end")
+@operator_required
+def end() -> Any:
+    table = _table()
+    try:
+        table.end()
+    except IllegalAction as exc:
+        return _refused(exc)
+    return jsonify(state=table.snapshot())
+
+
+@bp.post("/ides/act")
+@operator_required
+def act_form() -> Any:
+    """The page's form: ``choice`` is one offered action as JSON."""
+    table = _table()
+    raw = request.form.get("choice", "")
+    try:
+        action = action_from_dict(json.loads(raw), path="choice")
+    except (ValueError, InputError) as exc:
+        flash(f"That choice could not be read: {exc}")
+        return redirect(url_for("ides.page"))
+    try:
+        table.act(action, by="operator")
+    except IllegalAction as exc:
+        flash(f"Refused: {exc.message}")
+    return redirect(url_for("ides.page"))
+
+
+@bp.post("/ides/new")
+@operator_required
+def new_form() -> Any:
+    names = [n for n in request.form.getlist("player") if n.strip()]
+    try:
+        table = _table()
+        table.new_game(names, first_seat=0)
+    except InputError as exc:
+        flash(f"No new game: {exc}")
+    return redirect(url_for("ides.page"))
