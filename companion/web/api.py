@@ -8,6 +8,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from companion.errors import InputError
+from companion.table.hub import Hub
 from companion.table.session import NewGame
 from companion.web.auth import operator_required
 from companion.web.services import services
@@ -24,10 +25,9 @@ def sse_message(update: dict[str, Any], data: str) -> str:
     return f"id: {update.get('version', 0)}\nevent: state\ndata: {data}\n\n"
 
 
-@bp.get("/events")
-def events() -> Response:
-    """Server-Sent Events: one ``state`` event per change, the current state first."""
-    hub = services().table.hub
+def event_stream(hub: Hub) -> Response:
+    """Server-Sent Events from ``hub``: one ``state`` event per change, the current state
+    first, a comment line as keep-alive; one queue per viewer, so none waits for another."""
     heartbeat_s = current_app.config["COMPANION"].sse_heartbeat_s
     sub = hub.subscribe()
 
@@ -48,6 +48,11 @@ def events() -> Response:
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
+
+
+@bp.get("/events")
+def events() -> Response:
+    return event_stream(services().table.hub)
 
 
 def _body() -> dict[str, Any]:

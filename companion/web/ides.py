@@ -9,14 +9,12 @@ stream, ``/api/ides/events``.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 from flask import (
     Blueprint,
     Response,
     abort,
-    current_app,
     flash,
     jsonify,
     redirect,
@@ -28,7 +26,7 @@ from flask import (
 from companion.errors import InputError
 from companion.games.ides import IllegalAction, action_from_dict, action_to_dict
 from companion.table.ides_session import IdesTable
-from companion.web.api import sse_message
+from companion.web.api import event_stream
 from companion.web.auth import operator_required
 from companion.web.services import services
 
@@ -67,24 +65,7 @@ def state() -> Any:
 @bp.get("/api/ides/events")
 def events() -> Response:
     """Server-Sent Events: one ``state`` event per change, the current state first."""
-    hub = _table().hub
-    heartbeat_s = current_app.config["COMPANION"].sse_heartbeat_s
-    sub = hub.subscribe()
-
-    def stream() -> Iterator[str]:
-        try:
-            yield "retry: 2000\n\n"
-            while True:
-                update = sub.get(heartbeat_s)
-                yield ": keep-alive\n\n" if update is None else sse_message(update)
-        finally:
-            sub.close()
-
-    return Response(
-        stream(),
-        mimetype="text/event-stream",
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-    )
+    return event_stream(_table().hub)
 
 
 def _json_body() -> dict[str, Any]:
