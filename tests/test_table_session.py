@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,7 +13,7 @@ from companion.errors import InputError
 from companion.games.garum import GameSetup, Variant, parse_record, simulate_game
 from companion.games.garum.state import BoardState
 from companion.table.fakes import QueueButtons, RecordingLights, ScriptedReadings
-from companion.table.log import EventKind, GameLog
+from companion.table.log import EventKind, GameLog, LogError
 from companion.table.ports import Button, ButtonPress, LightStatus, Reading
 from companion.table.replay import export_lines
 from companion.table.session import ActionError, NewGame, TableSession, TableState
@@ -279,3 +280,34 @@ def test_an_emperor_game_resumes_with_its_chosen_vats(tmp_path: Path) -> None:
     again = TableSession(GameLog(tmp_path / "table.db"), RecordingLights())
     assert again.game is not None and again.game.vats == session.game.vats  # type: ignore[union-attr]
     assert again.snapshot() == before
+
+
+class FullDisk(GameLog):
+    """A real log whose disk fills up after ``room`` more events."""
+
+    room = 10**9
+
+    def append(self, *args: Any, **kwargs: Any) -> Any:
+        if self.room <= 0:
+            raise LogError(f"{self.path}: cannot write to the game log: database or disk is full")
+        self.room -= 1
+        return super().append(*args, **kwargs)
+
+
+def test_a_full_disk_stops_nothing_but_accepts_nothing(tmp_path: Path) -> None:
+    log = FullDisk(tmp_path / "table.db")
+    session = TableSession(log, RecordingLights(), rng=random.Random(1))
+    session.operate("new_game", request=NewGame("troia", "standard", TWO))
+    states = script(session)
+    log.room = 0
+    future = session.submit("reading", reading=Reading(states[0]))
+    session.drain()
+    with pytest.raises(LogError, match="disk is full"):
+        future.result(0)
+    assert session.game is not None and session.game.turn.number == 1  # type: ignore[union-attr]
+    assert "disk is full" in session.snapshot()["log_error"]
+    log.room = 10**9
+    play(session, states[0])  # the same stable reading, judged once there is room again
+    assert session.game.turn.number == 2  # type: ignore[union-attr]
+    assert session.snapshot()["log_error"] is None
+    assert log.verify().ok

@@ -12,6 +12,7 @@ expect in a way no single turn explains: something accepted moved), ``AWAITING_C
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import random
 import threading
@@ -35,7 +36,7 @@ from companion.games.garum import (
 from companion.games.garum.state import BoardState
 from companion.table.history import Flag, History, fold
 from companion.table.hub import Hub
-from companion.table.log import EventKind, GameLog
+from companion.table.log import EventKind, GameLog, LogError
 from companion.table.ports import (
     Button,
     ButtonPress,
@@ -159,6 +160,7 @@ class TableSession:
         self._shown: TableLights | None = None
         self._snapshot: dict[str, Any] = {}
         self.lights_error: str | None = None
+        self.log_error: str | None = None
         self._lights_pending = False
         self._running = threading.Event()
         self._drain_lock = threading.Lock()
@@ -303,7 +305,17 @@ class TableSession:
             return "no game"
         if not observed.is_certain or observed == self._last_seen:
             return "ignored"
+        try:
+            outcome = self._judge(reading)
+        except LogError:
+            self._last_seen = None  # not decided: the same reading is judged again
+            raise
         self._last_seen = observed
+        return outcome
+
+    def _judge(self, reading: Reading) -> str:
+        observed = reading.state
+        assert self._game is not None
         game = self._game
         expected = game.state
         if observed == expected:
@@ -329,9 +341,10 @@ class TableSession:
 
     def _accept(self, board: BoardState, jpeg: bytes | None, kind: EventKind, by: str) -> None:
         assert self._game is not None
-        self._game = self._game.advance(board)
-        self._append(kind, {"board": board.to_dict(), "by": by}, jpeg)
-        if self._game.is_over:
+        game = self._game.advance(board)
+        self._append(kind, {"board": board.to_dict(), "by": by}, jpeg)  # logged, then true
+        self._game = game
+        if game.is_over:
             self._append(EventKind.GAME_ENDED, {"reason": "finished"})
 
     def _choose_vat(self, vat: int, by: str) -> None:
@@ -340,8 +353,8 @@ class TableSession:
             game = self._game.choose_vat(vat)
         except (ValueError, CompanionError) as exc:
             raise ActionError(f"vat {vat} cannot be chosen now: {exc}") from exc
-        self._game = game
         self._append(EventKind.VAT_CHOSEN, {"vat": vat, "by": by})
+        self._game = game
 
     # -- operator actions and buttons ------------------------------------------------------
 
@@ -445,14 +458,20 @@ class TableSession:
 
     def _append(self, kind: EventKind, payload: dict[str, Any], photo: bytes | None = None) -> None:
         assert self._history is not None
-        event = self.log.append(self._history.game, kind, payload, photo)
+        try:
+            event = self.log.append(self._history.game, kind, payload, photo)
+        except LogError as exc:
+            self.log_error = str(exc)
+            raise
+        self.log_error = None
         self._history = self._history.apply(event)
 
     def _refresh(self, *, log_lights: bool = True) -> None:
         lights = self._lights_now()
         if lights != self._shown:
             if log_lights and self._history is not None:
-                self._append(EventKind.LED, lights.to_dict())
+                with contextlib.suppress(LogError):  # kept in log_error; lights still follow
+                    self._append(EventKind.LED, lights.to_dict())
             self._shown = lights
             self._lights_pending = True
         if self._lights_pending:
@@ -464,6 +483,7 @@ class TableSession:
                 self.lights_error = str(exc)
         view = table_view(self.state.value, self._game, self._history, lights)
         view["lights_error"] = self.lights_error
+        view["log_error"] = self.log_error
         with self._lock:
             self._snapshot = view
         self.hub.publish(view)
