@@ -148,13 +148,37 @@ def test_correction_replaces_a_misread_board(tmp_path: Path) -> None:
         session.operate("correct", board={"cells": ["x"] * 16})
 
 
-def test_unreadable_readings_are_not_judged(tmp_path: Path) -> None:
+def test_unreadable_readings_are_held_not_judged(tmp_path: Path) -> None:
     session, _ = start(tmp_path)
     states = script(session)
     blurred = BoardState("?" + states[0].cells[1:], states[0].workers)
-    before = len(kinds(session))
     play(session, blurred)
-    assert len(kinds(session)) == before and session.state is TableState.PLAYING
+    assert session.state is TableState.PLAYING and session.game.turn.number == 1  # type: ignore[union-attr]
+    assert kinds(session)[-2:] == [EventKind.READING, EventKind.VERDICT]
+    play(session, states[0])
+    assert session.game.turn.number == 2  # type: ignore[union-attr]
+
+
+def test_a_half_hidden_turn_is_completed_by_the_next_readable_view(tmp_path: Path) -> None:
+    """Turn 1 is seen with its new tile unreadable; the next readable view already shows
+    turn 2. The unreadable cells take the values the later view shows (placed tiles do not
+    move), so both turns are accepted instead of one flagged double move."""
+    session, _ = start(tmp_path)
+    states = script(session)
+    new_cells = [i for i, ch in enumerate(states[0].cells) if ch != "."]
+    cells = list(states[0].cells)
+    cells[new_cells[0]] = "?"
+    play(session, BoardState("".join(cells), states[0].workers), b"half-hidden")
+    play(session, states[1])
+    assert session.state is TableState.PLAYING
+    assert session.history is not None and session.history.boards == [
+        states[0].to_dict(),
+        states[1].to_dict(),
+    ]
+    # Without that held view the same double move is a dispute.
+    again, _ = start(tmp_path / "other")
+    play(again, states[1])
+    assert again.state is TableState.AWAITING_CORRECTION
 
 
 def test_operator_actions_that_do_not_fit_are_refused(tmp_path: Path) -> None:

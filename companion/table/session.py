@@ -157,6 +157,7 @@ class TableSession:
         self._history: History | None = None
         self._game: Game | None = None
         self._last_seen: BoardState | None = None
+        self._unreadable: Reading | None = None  # a still view with unreadable cells
         self._shown: TableLights | None = None
         self._snapshot: dict[str, Any] = {}
         self.lights_error: str | None = None
@@ -303,15 +304,54 @@ class TableSession:
         observed = reading.state
         if self._game is None or self.state is TableState.ENDED:
             return "no game"
-        if not observed.is_certain or observed == self._last_seen:
+        if observed == self._last_seen:
             return "ignored"
         try:
-            outcome = self._judge(reading)
+            if not observed.is_certain:
+                outcome = self._hold_unreadable(reading)
+            else:
+                self._settle_unreadable(observed)
+                over = self._game is None or self._game.is_over
+                outcome = "ended" if over else self._judge(reading)
         except LogError:
             self._last_seen = None  # not decided: the same reading is judged again
             raise
         self._last_seen = observed
         return outcome
+
+    def _hold_unreadable(self, reading: Reading) -> str:
+        """A still board with cells the camera cannot read is never judged as it is; it is
+        kept, with the unreadable cells on record, until a readable view explains it."""
+        state = reading.state
+        self._append(EventKind.READING, {"board": state.to_dict()}, reading.jpeg)
+        self._append(
+            EventKind.VERDICT,
+            {
+                "outcome": "unreadable",
+                "cells": [i for i, ch in enumerate(state.cells) if ch == "?"],
+                "lines": [i for i, w in enumerate(state.workers) if w == "?"],
+            },
+        )
+        self._unreadable = reading
+        return "unreadable"
+
+    def _settle_unreadable(self, observed: BoardState) -> None:
+        """Placed tiles and workers never move, so an unreadable cell of a held reading is
+        what a later readable view shows there; if the held view, so completed, is a legal
+        turn of its own, it was one (two quick turns, the first half hidden)."""
+        held, self._unreadable = self._unreadable, None
+        if held is None or self._game is None:
+            return
+        cells = "".join(
+            o if h == "?" else h for h, o in zip(held.state.cells, observed.cells, strict=True)
+        )
+        workers = tuple(
+            o if h == "?" else h for h, o in zip(held.state.workers, observed.workers, strict=True)
+        )
+        completed = BoardState(cells, workers)
+        if completed in (observed, self._game.state) or not self._game.judge(completed).legal:
+            return
+        self._judge(Reading(completed, held.jpeg))
 
     def _judge(self, reading: Reading) -> str:
         observed = reading.state
