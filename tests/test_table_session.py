@@ -335,3 +335,24 @@ def test_a_full_disk_stops_nothing_but_accepts_nothing(tmp_path: Path) -> None:
     assert session.game.turn.number == 2  # type: ignore[union-attr]
     assert session.snapshot()["log_error"] is None
     assert log.verify().ok
+
+
+def test_an_unplugged_camera_is_reported_and_the_table_stays_up(tmp_path: Path) -> None:
+    session, _ = start(tmp_path)
+    states = script(session)
+    source = ScriptedReadings([Reading(states[0])])
+    source.fail_at_end = OSError("camera 0: no frame (unplugged?)")
+    stop = threading.Event()
+    owner = threading.Thread(target=session.run, args=(stop,))
+    owner.start()
+    try:
+        with session.hub.subscribe() as sub:
+            session.attach_readings(source)
+            while (update := sub.get(5.0)) is not None and not update.get("source_error"):
+                pass
+        assert update is not None and "unplugged" in update["source_error"]
+        assert update["turns_played"] == 1
+        assert session.operate("end") == "ended"  # the operator can still act
+    finally:
+        stop.set()
+        owner.join()

@@ -17,12 +17,15 @@ class ScriptedReadings:
         self._items = list(items)
         self._gap_s = gap_s
         self._closed = threading.Event()
+        self.fail_at_end: Exception | None = None  # e.g. OSError: the camera was pulled out
 
     def readings(self) -> Iterator[Reading | None]:
         for item in self._items:
             if self._closed.wait(self._gap_s) if self._gap_s else self._closed.is_set():
                 return
             yield item
+        if self.fail_at_end is not None:
+            raise self.fail_at_end
 
     def unplug(self) -> None:
         """The camera goes away: the stream ends."""

@@ -162,6 +162,7 @@ class TableSession:
         self._snapshot: dict[str, Any] = {}
         self.lights_error: str | None = None
         self.log_error: str | None = None
+        self.source_error: str | None = None
         self._lights_pending = False
         self._running = threading.Event()
         self._drain_lock = threading.Lock()
@@ -248,8 +249,18 @@ class TableSession:
         self._pump(loop, "buttons")
 
     def _pump(self, loop: Callable[[], None], name: str) -> None:
-        thread = threading.Thread(target=loop, name=f"table-{name}", daemon=True)
+        def guarded() -> None:
+            try:
+                loop()
+            except Exception as exc:  # an unplugged camera: the table stays up and says so
+                self.submit("source_failed", error=f"{name}: {exc}")
+
+        thread = threading.Thread(target=guarded, name=f"table-{name}", daemon=True)
         thread.start()
+
+    def _do_source_failed(self, error: str) -> str:
+        self.source_error = error
+        return error
 
     # -- the owner thread ------------------------------------------------------------------
 
@@ -524,6 +535,7 @@ class TableSession:
         view = table_view(self.state.value, self._game, self._history, lights)
         view["lights_error"] = self.lights_error
         view["log_error"] = self.log_error
+        view["source_error"] = self.source_error
         with self._lock:
             self._snapshot = view
         self.hub.publish(view)
