@@ -179,6 +179,7 @@ class Table:
         for part in (self.readings, self.buttons):
             if part is not None:
                 part.close()
+        self.session.join_inputs()
         self.server.stop()
         self._stop.set()
         if self._owner is not None:

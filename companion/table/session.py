@@ -158,6 +158,7 @@ class TableSession:
         self._game: Game | None = None
         self._last_seen: BoardState | None = None
         self._unreadable: Reading | None = None  # a still view with unreadable cells
+        self._pumps: list[threading.Thread] = []
         self._shown: TableLights | None = None
         self._snapshot: dict[str, Any] = {}
         self.lights_error: str | None = None
@@ -257,6 +258,13 @@ class TableSession:
 
         thread = threading.Thread(target=guarded, name=f"table-{name}", daemon=True)
         thread.start()
+        self._pumps.append(thread)
+
+    def join_inputs(self, timeout_s: float = 5.0) -> None:
+        """Waits for the input threads to end once their sources are closed (a frame being
+        recognised is finished, not cut off at interpreter exit)."""
+        for thread in self._pumps:
+            thread.join(timeout_s)
 
     def _do_source_failed(self, error: str) -> str:
         self.source_error = error
