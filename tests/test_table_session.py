@@ -154,6 +154,7 @@ def test_unreadable_readings_are_held_not_judged(tmp_path: Path) -> None:
     blurred = BoardState("?" + states[0].cells[1:], states[0].workers)
     play(session, blurred)
     assert session.state is TableState.PLAYING and session.game.turn.number == 1  # type: ignore[union-attr]
+    assert session.snapshot()["unreadable_cells"] == [0]
     assert kinds(session)[-2:] == [EventKind.READING, EventKind.VERDICT]
     play(session, states[0])
     assert session.game.turn.number == 2  # type: ignore[union-attr]

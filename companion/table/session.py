@@ -544,6 +544,10 @@ class TableSession:
         view["lights_error"] = self.lights_error
         view["log_error"] = self.log_error
         view["source_error"] = self.source_error
+        held = self._unreadable.state if self._unreadable else None
+        view["unreadable_cells"] = (
+            [i for i, ch in enumerate(held.cells) if ch == "?"] if held else []
+        )
         with self._lock:
             self._snapshot = view
         self.hub.publish(view)
