@@ -1,0 +1,153 @@
+"""Colour classes of board pixels, robust to the light's colour and to shading.
+
+Pixels are first white-balanced against the printed sheet seen in the same frame, then
+classified by their Lab chroma only (brightness is ignored, so shadows and gradients do not
+matter): close to the vat floor's chroma is *neutral*; far from it, in the hue sector of one
+species, is that species; everything else (skin, glare on the edge of a colour, mixtures
+along blurred edges) is *unknown*.  A pixel between two classes is never forced into one.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.boards import SPECIES, BoardProfile
+
+
+class PixelClass(IntEnum):
+    NEUTRAL = 0
+    B = 1
+    G = 2
+    Y = 3
+    R = 4
+    UNKNOWN = 5
+    DARK = 6
+
+
+SPECIES_CLASS = {letter: PixelClass[letter] for letter in SPECIES}
+# Chroma distance (Lab units) from the floor within which a pixel is neutral.
+NEUTRAL_RADIUS = 7.0
+# Minimum chroma distance from the floor for a species pixel (yellow shares the floor's hue,
+# so it needs a larger step along the same direction).
+SPECIES_MIN_DISTANCE = 11.0
+YELLOW_MIN_DISTANCE = 14.0
+# Half-width of a species' hue sector is the gap to its neighbour minus this margin (degrees).
+HUE_MARGIN_DEG = 9.0
+MAX_HALF_SECTOR_DEG = 30.0
+DARK_L = 30  # 8-bit Lab lightness below which chroma is noise
+
+
+def hex_to_bgr(text: str) -> tuple[int, int, int]:
+    return (int(text[5:7], 16), int(text[3:5], 16), int(text[1:3], 16))
+
+
+def bgr_to_ab(bgr: tuple[float, float, float]) -> tuple[float, float]:
+    """Lab (a, b) of one BGR colour, in OpenCV's 8-bit Lab units with 128 removed."""
+    px = np.array([[bgr]], dtype=np.float32) / 255.0
+    lab = cv2.cvtColor(px, cv2.COLOR_BGR2Lab)[0, 0]
+    return (float(lab[1]), float(lab[2]))
+
+
+@dataclass(frozen=True)
+class ColourModel:
+    """Reference colours: the sheet (for white balance), floor and species chroma."""
+
+    sheet_bgr: tuple[float, float, float]
+    floor_ab: tuple[float, float]
+    species_ab: dict[str, tuple[float, float]]
+
+    @classmethod
+    def from_profile(cls, profile: BoardProfile) -> ColourModel:
+        """The profile's calibration when present, else its printed colours."""
+        cal = profile.calibration
+        if cal is not None and "sheet_bgr" in cal:
+            return cls.from_dict(cal)
+        colours = profile.colours
+        return cls(
+            sheet_bgr=tuple(float(v) for v in hex_to_bgr(colours.sheet)),  # type: ignore[arg-type]
+            floor_ab=bgr_to_ab(hex_to_bgr(colours.vat_floor)),
+            species_ab={k: bgr_to_ab(hex_to_bgr(colours.species[k])) for k in SPECIES},
+        )
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ColourModel:
+        sheet = data["sheet_bgr"]
+        floor = data["floor_ab"]
+        species = data["species_ab"]
+        return cls(
+            sheet_bgr=(float(sheet[0]), float(sheet[1]), float(sheet[2])),
+            floor_ab=(float(floor[0]), float(floor[1])),
+            species_ab={k: (float(species[k][0]), float(species[k][1])) for k in SPECIES},
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "sheet_bgr": [round(v, 1) for v in self.sheet_bgr],
+            "floor_ab": [round(v, 2) for v in self.floor_ab],
+            "species_ab": {k: [round(v, 2) for v in ab] for k, ab in self.species_ab.items()},
+        }
+
+    def lookup_table(self, floor_ab: tuple[float, float] | None = None) -> NDArray[np.uint8]:
+        """A 256 x 256 table: pixel class of every 8-bit Lab (a, b) pair."""
+        fa, fb = floor_ab if floor_ab is not None else self.floor_ab
+        sa, sb = bgr_to_ab(self.sheet_bgr)
+        grid = np.arange(256, dtype=np.float32) - 128.0
+        a, b = np.meshgrid(grid, grid, indexing="ij")
+        dist = np.hypot(a - fa, b - fb)
+        # Neutral: near the segment from the floor's chroma to the sheet's (the print's
+        # beige family, walls included).
+        seg_a, seg_b = sa - fa, sb - fb
+        seg_len2 = max(seg_a * seg_a + seg_b * seg_b, 1e-6)
+        t = np.clip(((a - fa) * seg_a + (b - fb) * seg_b) / seg_len2, 0.0, 1.0)
+        neutral_dist = np.hypot(a - fa - t * seg_a, b - fb - t * seg_b)
+        hue = np.degrees(np.arctan2(b, a))
+        table = np.full((256, 256), PixelClass.UNKNOWN, dtype=np.uint8)
+        angles = {k: math.degrees(math.atan2(v[1], v[0])) for k, v in self.species_ab.items()}
+        floor_chroma = math.hypot(fa, fb)
+        chroma = np.hypot(a, b)
+        for letter, angle in angles.items():
+            gaps = [abs(_angle_diff(angle, other)) for k, other in angles.items() if k != letter]
+            half = min(min(gaps) / 2 - HUE_MARGIN_DEG, MAX_HALF_SECTOR_DEG)
+            inside = np.abs(_angle_diff_array(hue, angle)) <= half
+            need = YELLOW_MIN_DISTANCE if letter == "Y" else SPECIES_MIN_DISTANCE
+            inside &= (dist >= need) & (neutral_dist >= need)
+            if letter == "Y":
+                # Yellow lies along the floor's own hue: demand more chroma than the sheet.
+                inside &= chroma >= max(floor_chroma, math.hypot(sa, sb)) + need
+            table[inside] = SPECIES_CLASS[letter]
+        table[neutral_dist <= NEUTRAL_RADIUS] = PixelClass.NEUTRAL
+        return table
+
+
+def _angle_diff(a: float, b: float) -> float:
+    return (a - b + 180.0) % 360.0 - 180.0
+
+
+def _angle_diff_array(a: NDArray[np.float32], b: float) -> NDArray[np.float32]:
+    return np.asarray((a - b + 180.0) % 360.0 - 180.0, dtype=np.float32)
+
+
+def white_balance(
+    image: NDArray[np.uint8], observed_sheet: NDArray[np.float64], model: ColourModel
+) -> NDArray[np.uint8]:
+    """Scales each channel so the sheet seen in this frame takes its reference colour."""
+    gains = np.asarray(model.sheet_bgr) / np.maximum(observed_sheet, 1.0)
+    return (
+        cv2.multiply(image.astype(np.float32), tuple(float(g) for g in gains) + (0.0,))
+        .clip(0, 255)
+        .astype(np.uint8)
+    )
+
+
+def classify(lab: NDArray[np.uint8], table: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """Pixel class of every pixel of an 8-bit Lab image."""
+    classes = table[lab[..., 1], lab[..., 2]]
+    classes[lab[..., 0] < DARK_L] = PixelClass.DARK
+    return classes
