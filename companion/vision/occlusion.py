@@ -54,7 +54,7 @@ def hand_mask(
     if not seeds:
         return None
     grow = cv2.morphologyEx(foreign.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
-    n2, labels2 = cv2.connectedComponents(grow, connectivity=8)
+    _, labels2 = cv2.connectedComponents(grow, connectivity=8)
     seed_mask = np.isin(labels, seeds)
     keep = np.unique(labels2[seed_mask])
     keep = keep[keep > 0]

