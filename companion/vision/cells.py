@@ -32,6 +32,11 @@ class CellRules:
     empty_min: float = 0.6  # floor covers at least this much of an empty cell
     icon_max: float = 0.2  # a printed bonus icon covers at most this much
     unknown_max: float = 0.25  # skin, glare edges, shadows of pieces
+    # An empty bonus cell shows its printed icon (a fish of its species, or a star for the
+    # joker, read as yellow): that colour may cover this much, the floor the rest.
+    bonus_icon_max: float = 0.45
+    bonus_empty_min: float = 0.45
+    bonus_unknown_max: float = 0.35
 
 
 def class_fractions(
@@ -64,11 +69,25 @@ def read_cells(
             neutral[i] >= rules.empty_min
             and best <= rules.icon_max
             and unknown[i] <= rules.unknown_max
-        ):
+        ) or _empty_bonus(fractions[i], bonus_kind.get(i), rules):
             out.append(".")
         else:
             out.append("?")
     return out
+
+
+def _empty_bonus(fractions: NDArray[np.float64], kind: str | None, rules: CellRules) -> bool:
+    """An empty bonus cell: floor, its own icon's colour, and nothing else."""
+    if kind is None:
+        return False
+    icon = "Y" if kind == "J" else kind
+    others = [fractions[PixelClass[k]] for k in SPECIES_ORDER if k != icon]
+    return bool(
+        fractions[PixelClass.NEUTRAL] >= rules.bonus_empty_min
+        and fractions[PixelClass[icon]] <= rules.bonus_icon_max
+        and max(others) <= 0.05
+        and fractions[PixelClass.UNKNOWN] + fractions[PixelClass.DARK] <= rules.bonus_unknown_max
+    )
 
 
 def apply_tile_constraint(cells: list[str], profile: BoardProfile) -> list[str]:

@@ -40,10 +40,16 @@ NEUTRAL_RADIUS = 7.0
 # so it needs a larger step along the same direction).
 SPECIES_MIN_DISTANCE = 11.0
 YELLOW_MIN_DISTANCE = 14.0
+# Minimum chroma of any species pixel: greys and whites (glare, shadows) have a noisy hue.
+SPECIES_MIN_CHROMA = 12.0
 # Half-width of a species' hue sector is the gap to its neighbour minus this margin (degrees).
 HUE_MARGIN_DEG = 9.0
 MAX_HALF_SECTOR_DEG = 30.0
 DARK_L = 30  # 8-bit Lab lightness below which chroma is noise
+# Near white, a clipped sensor channel bends the hue (glare on the floor turns greenish):
+# above this lightness a species pixel needs real chroma.
+BRIGHT_L = 225
+BRIGHT_MIN_CHROMA = 24.0
 
 
 def hex_to_bgr(text: str) -> tuple[int, int, int]:
@@ -97,7 +103,7 @@ class ColourModel:
         }
 
     def lookup_table(self, floor_ab: tuple[float, float] | None = None) -> NDArray[np.uint8]:
-        """A 256 x 256 table: pixel class of every 8-bit Lab (a, b) pair."""
+        """Two 256 x 256 tables (normal, very bright): pixel class of each Lab (a, b) pair."""
         fa, fb = floor_ab if floor_ab is not None else self.floor_ab
         sa, sb = bgr_to_ab(self.sheet_bgr)
         grid = np.arange(256, dtype=np.float32) - 128.0
@@ -119,13 +125,17 @@ class ColourModel:
             half = min(min(gaps) / 2 - HUE_MARGIN_DEG, MAX_HALF_SECTOR_DEG)
             inside = np.abs(_angle_diff_array(hue, angle)) <= half
             need = YELLOW_MIN_DISTANCE if letter == "Y" else SPECIES_MIN_DISTANCE
-            inside &= (dist >= need) & (neutral_dist >= need)
+            inside &= (dist >= need) & (neutral_dist >= need) & (chroma >= SPECIES_MIN_CHROMA)
             if letter == "Y":
                 # Yellow lies along the floor's own hue: demand more chroma than the sheet.
                 inside &= chroma >= max(floor_chroma, math.hypot(sa, sb)) + need
             table[inside] = SPECIES_CLASS[letter]
         table[neutral_dist <= NEUTRAL_RADIUS] = PixelClass.NEUTRAL
-        return table
+        bright = table.copy()
+        bright[(table >= PixelClass.B) & (table <= PixelClass.R) & (chroma < BRIGHT_MIN_CHROMA)] = (
+            PixelClass.UNKNOWN
+        )
+        return np.stack([table, bright])
 
 
 def _angle_diff(a: float, b: float) -> float:
@@ -150,6 +160,6 @@ def white_balance(
 
 def classify(lab: NDArray[np.uint8], table: NDArray[np.uint8]) -> NDArray[np.uint8]:
     """Pixel class of every pixel of an 8-bit Lab image."""
-    classes = table[lab[..., 1], lab[..., 2]]
+    classes = table[(lab[..., 0] >= BRIGHT_L).astype(np.intp), lab[..., 1], lab[..., 2]]
     classes[lab[..., 0] < DARK_L] = PixelClass.DARK
     return classes

@@ -21,6 +21,9 @@ from companion.vision.occlusion import hand_mask
 from companion.vision.workers import WorkerRules, read_workers
 
 
+CLIPPED = 250
+
+
 @dataclass(frozen=True)
 class Reading:
     """What one frame showed: a state, or an error saying why there is none."""
@@ -94,9 +97,16 @@ class BoardReader:
 def observed_sheet(view: NDArray[np.uint8], layout: CanonicalLayout) -> NDArray[np.float64]:
     """The sheet's colour in this frame: median over four bare strips, robust to a hand."""
     medians = [
-        np.median(view[rows, cols].reshape(-1, 3), axis=0) for rows, cols in layout.sheet_bands()
+        _unclipped_median(view[rows, cols].reshape(-1, 3)) for rows, cols in layout.sheet_bands()
     ]
     return np.asarray(np.median(np.array(medians), axis=0), dtype=np.float64)
+
+
+def _unclipped_median(pixels: NDArray[np.uint8]) -> NDArray[np.float64]:
+    """Median colour, ignoring pixels with a channel at the sensor's limit when possible."""
+    clear = pixels[pixels.max(axis=1) < CLIPPED]
+    chosen = clear if len(clear) >= 0.2 * len(pixels) else pixels
+    return np.asarray(np.median(chosen, axis=0), dtype=np.float64)
 
 
 def _ms(start: float) -> float:

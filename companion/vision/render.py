@@ -439,9 +439,12 @@ def render(
     occluded = False
     if shot.hand:
         occluded = _draw_hand(frame, cam, profile, rng, light_dir)
+    tint = illum[illum.shape[0] // 2, illum.shape[1] // 2] / max(
+        float(illum[illum.shape[0] // 2, illum.shape[1] // 2, 1]), 1e-3
+    )
     frame = (frame.astype(np.float32) * illum).clip(0, 255)
     if shot.degrade:
-        frame = _degrade(frame, shot, rng)
+        frame = _degrade(frame, shot, rng, tint)
     image = frame.astype(np.uint8)
     return Photo(image, state, occluded, hom, {"seed": float(shot.seed)})
 
@@ -467,6 +470,7 @@ def _illumination(shot: Shot, rng: np.random.Generator) -> NDArray[np.float32]:
     """Light colour, a gradient across the frame and a few soft shadows, as a gain image."""
     h, w = shot.height, shot.width
     tint = np.array(kelvin_to_bgr(float(rng.uniform(*shot.kelvin))), np.float32)
+    tint /= float(tint.max())  # auto exposure: the strongest channel is not overdriven
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     angle = rng.uniform(0, 2 * math.pi)
     ramp = (xx / w - 0.5) * math.cos(angle) + (yy / h - 0.5) * math.sin(angle)
@@ -564,16 +568,16 @@ def _capsule(
 
 
 def _degrade(
-    frame: NDArray[np.float32], shot: Shot, rng: np.random.Generator
+    frame: NDArray[np.float32], shot: Shot, rng: np.random.Generator, tint: NDArray[np.float32]
 ) -> NDArray[np.float32]:
-    """Glare, blur, sensor noise and JPEG compression."""
+    """Glare (a reflection of the light, so in its colour), blur, sensor noise and JPEG."""
     h, w = frame.shape[:2]
     glare = np.zeros((h, w), np.float32)
     cv2.circle(
         glare, (int(rng.uniform(0, w)), int(rng.uniform(0, h))), int(rng.uniform(20, 90)), 1.0, -1
     )
     glare = cv2.GaussianBlur(glare, (0, 0), float(rng.uniform(10, 30)))
-    frame = frame + glare[..., None] * float(rng.uniform(0, 70))
+    frame = frame + glare[..., None] * tint[None, None, :] * float(rng.uniform(0, 70))
     sigma = float(rng.uniform(0.0, 1.2))
     if sigma > 0.2:
         frame = cv2.GaussianBlur(frame, (0, 0), sigma)

@@ -33,8 +33,8 @@ class WorkerRules:
     colour_purity: float = 0.85  # share of the leading colour among them
     empty_min: float = 0.7  # neutral pixels in the core of an empty space
     # Fill of a meeple's silhouette compared with its bounding box (head and arms).
-    fill: float = 0.8
-    size_margin: float = 0.1  # relative band around the vilicus/dominus boundary
+    fill: float = 1.0
+    size_margin: float = 0.08  # relative band around the vilicus/dominus boundary
 
 
 @dataclass(frozen=True)
