@@ -20,7 +20,6 @@ from companion.vision.localize import BoardLocator, BoardNotFound, estimate_pose
 from companion.vision.occlusion import hand_mask
 from companion.vision.workers import WorkerRules, read_workers
 
-
 CLIPPED = 250
 
 

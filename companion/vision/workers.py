@@ -4,9 +4,10 @@
 
 A standing meeple, seen from an angle, appears in the top-down view as its footprint plus
 its body stretched away from the camera's ground point.  Presence and colour come from a
-small core near the base (always covered by a piece of either size); size comes from the
-area of the piece's colour near the space, compared with what a vilicus and a dominus of
-that height would cover from this camera position.  Between the two, the answer is ``?``.
+small core near the base (always covered by a piece of either size).  Size comes from the
+area of the piece's colour inside the space's own lane (half-way to the neighbouring spaces,
+short of the fish grid), compared with the area a vilicus and a dominus would cover there
+from this camera position, averaged over all turns of the piece.  Between the two: ``?``.
 """
 
 from __future__ import annotations
@@ -18,12 +19,14 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from companion.boards import LINES
+from companion.boards import GRID, LINES
+from companion.boards.profile import PieceSize
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.colour import PixelClass
 from companion.vision.localize import CameraPose
 
 SPECIES_ORDER = "BGYR"
+YAWS = np.radians(np.arange(0.0, 180.0, 15.0))
 
 
 @dataclass(frozen=True)
@@ -32,8 +35,7 @@ class WorkerRules:
     present_min: float = 0.6  # species pixels in the core of an occupied space
     colour_purity: float = 0.85  # share of the leading colour among them
     empty_min: float = 0.7  # neutral pixels in the core of an empty space
-    # Fill of a meeple's silhouette compared with its bounding box (head and arms).
-    fill: float = 1.0
+    empty_species_max: float = 0.15
     size_margin: float = 0.08  # relative band around the vilicus/dominus boundary
 
 
@@ -41,13 +43,51 @@ class WorkerRules:
 class WorkerObservation:
     code: str | None  # "Gv", "Rd", "?" or None
     area_mm2: float
-    lean: tuple[float, float]
+    lean: tuple[float, float]  # displacement on the board per mm of height
 
 
-def _predicted_area(width: float, depth: float, height: float, lean_per_mm: float) -> float:
-    """Mean top-down silhouette area of a box over all yaws (mm²)."""
-    mean_width = (width + depth) * 2 / math.pi  # mean projected width of a rectangle
-    return width * depth + height * lean_per_mm * mean_width
+def lane_mm(layout: CanonicalLayout, line: int) -> tuple[float, float, float, float]:
+    """The rectangle (x0, y0, x1, y1) in mm that belongs to one worker space."""
+    g = layout.profile.geometry
+    grid_edge = g.grid_origin_mm[0] - g.wall_mm, g.grid_origin_mm[1] - g.wall_mm
+    index = line % GRID
+    centres = [g.cell_centre_mm(i, i)[0] for i in range(GRID)]
+    lo = (centres[index - 1] + centres[index]) / 2 if index > 0 else centres[0] - g.cell_mm
+    hi = (centres[index] + centres[index + 1]) / 2 if index < GRID - 1 else centres[-1] + g.cell_mm
+    if line < GRID:  # row worker: lane runs across the left strip
+        return (0.0, lo, grid_edge[0], hi)
+    return (lo, 0.0, hi, grid_edge[1])
+
+
+def predicted_areas(
+    piece: PieceSize,
+    base: tuple[float, float],
+    lean: tuple[float, float],
+    lane: tuple[float, float, float, float],
+) -> list[float]:
+    """Areas (mm²) a standing box of ``piece``'s size covers inside ``lane``, per yaw."""
+    x0, y0, x1, y1 = lane
+    rect = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
+    shift = np.array([lean[0] * piece.height_mm, lean[1] * piece.height_mm])
+    areas: list[float] = []
+    half_w, half_d = piece.width_mm / 2, piece.depth_mm / 2
+    for yaw in YAWS:
+        c, s = math.cos(yaw), math.sin(yaw)
+        foot = np.array(
+            [
+                (base[0] + c * dx - s * dy, base[1] + s * dx + c * dy)
+                for dx, dy in (
+                    (-half_w, -half_d),
+                    (half_w, -half_d),
+                    (half_w, half_d),
+                    (-half_w, half_d),
+                )
+            ]
+        )
+        hull = cv2.convexHull(np.vstack([foot, foot + shift]).astype(np.float32))
+        area, _ = cv2.intersectConvexConvex(hull, rect)
+        areas.append(float(area))
+    return areas
 
 
 def read_workers(
@@ -60,33 +100,31 @@ def read_workers(
     """One observation per worker space (rows 0-15 then columns 0-15)."""
     g = layout.profile.geometry
     s = layout.px_per_mm
-    vil, dom = g.vilicus, g.dominus
     out: list[WorkerObservation] = []
     for line in range(LINES):
         cx, cy = g.worker_space_centre_mm(line)
         unit = pose.lean((cx, cy), 1.0)
-        lean_mag = math.hypot(*unit)
-        # Core: just above the base, a little along the lean.
         core_mm = (cx + unit[0] * 3.0, cy + unit[1] * 3.0)
-        core = _disc(classes, core_mm, rules.core_radius_mm, s)
-        if blocked is not None and _disc_any(blocked, core_mm, rules.core_radius_mm + 6, s):
+        if blocked is not None and _disc(blocked.view(np.uint8), core_mm, 12.0, s).any():
             out.append(WorkerObservation("?", 0.0, unit))
             continue
+        core = _disc(classes, core_mm, rules.core_radius_mm, s)
         counts = np.bincount(core, minlength=len(PixelClass)).astype(np.float64)
         total = max(float(counts.sum()), 1.0)
         species = counts[PixelClass.B : PixelClass.R + 1] / total
         neutral = counts[PixelClass.NEUTRAL] / total
         lead = int(np.argmax(species))
-        if neutral >= rules.empty_min and species.max() < 0.15:
+        if neutral >= rules.empty_min and species.max() < rules.empty_species_max:
             out.append(WorkerObservation(None, 0.0, unit))
             continue
         if species.sum() < rules.present_min or species[lead] < rules.colour_purity * species.sum():
             out.append(WorkerObservation("?", 0.0, unit))
             continue
         colour = SPECIES_ORDER[lead]
-        area = _piece_area(classes, layout, line, PixelClass[colour], unit, dom.width_mm)
-        v_area = rules.fill * _predicted_area(vil.width_mm, vil.depth_mm, vil.height_mm, lean_mag)
-        d_area = rules.fill * _predicted_area(dom.width_mm, dom.depth_mm, dom.height_mm, lean_mag)
+        lane = lane_mm(layout, line)
+        area = _piece_area(classes, layout, (cx, cy), PixelClass[colour], lane)
+        v_area = float(np.mean(predicted_areas(g.vilicus, (cx, cy), unit, lane)))
+        d_area = float(np.mean(predicted_areas(g.dominus, (cx, cy), unit, lane)))
         boundary = math.sqrt(v_area * d_area)
         if area < boundary * (1 - rules.size_margin):
             code: str = colour + "v"
@@ -109,46 +147,24 @@ def _disc(
     return patch[(xx - x) ** 2 + (yy - y) ** 2 <= r * r]
 
 
-def _disc_any(
-    mask: NDArray[np.bool_], centre_mm: tuple[float, float], radius_mm: float, s: float
-) -> bool:
-    return bool(_disc(mask.view(np.uint8), centre_mm, radius_mm, s).any())
-
-
 def _piece_area(
     classes: NDArray[np.uint8],
     layout: CanonicalLayout,
-    line: int,
+    base: tuple[float, float],
     colour: PixelClass,
-    unit_lean: tuple[float, float],
-    reach_mm: float,
+    lane: tuple[float, float, float, float],
 ) -> float:
-    """Area (mm²) of ``colour`` connected to the space's base, within its own lane."""
-    g = layout.profile.geometry
+    """Area (mm²) of ``colour`` in the lane, connected to the space's base."""
     s = layout.px_per_mm
-    cx, cy = g.worker_space_centre_mm(line)
-    tip = (cx + unit_lean[0] * reach_mm * 1.2, cy + unit_lean[1] * reach_mm * 1.2)
-    half = reach_mm * 0.6
-    x0 = max(int((min(cx, tip[0]) - half) * s), 0)
-    x1 = min(int((max(cx, tip[0]) + half) * s) + 1, classes.shape[1])
-    y0 = max(int((min(cy, tip[1]) - half) * s), 0)
-    y1 = min(int((max(cy, tip[1]) + half) * s) + 1, classes.shape[0])
+    x0, y0 = max(int(lane[0] * s), 0), max(int(lane[1] * s), 0)
+    x1, y1 = int(lane[2] * s), int(lane[3] * s)
     patch = (classes[y0:y1, x0:x1] == colour).astype(np.uint8)
-    # Only the blob touching the base counts; neighbours' pieces of another lane are cut off
-    # at the midpoint between spaces.
-    pitch_half = g.cell_mm / 2
-    yy, xx = np.mgrid[y0:y1, x0:x1]
-    if line < 16:  # row worker: lane is a band of fish-row height around cy
-        lane = np.abs(yy / s - cy) <= pitch_half + abs(unit_lean[1]) * reach_mm
-    else:
-        lane = np.abs(xx / s - cx) <= pitch_half + abs(unit_lean[0]) * reach_mm
-    patch &= lane.astype(np.uint8)
+    patch = cv2.morphologyEx(patch, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     _, labels = cv2.connectedComponents(patch, connectivity=8)
-    bx, by = int(cx * s) - x0, int(cy * s) - y0
-    r = int(3 * s)
-    base = labels[max(by - r, 0) : by + r + 1, max(bx - r, 0) : bx + r + 1]
-    ids = np.unique(base[base > 0])
+    bx, by = int(base[0] * s) - x0, int(base[1] * s) - y0
+    r = int(4 * s)
+    near = labels[max(by - r, 0) : by + r + 1, max(bx - r, 0) : bx + r + 1]
+    ids = np.unique(near[near > 0])
     if len(ids) == 0:
         return 0.0
-    area_px = int(np.isin(labels, ids).sum())
-    return area_px / (s * s)
+    return float(np.isin(labels, ids).sum()) / (s * s)
