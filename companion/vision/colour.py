@@ -50,6 +50,11 @@ DARK_L = 30  # 8-bit Lab lightness below which chroma is noise
 # above this lightness a species pixel needs real chroma.
 BRIGHT_L = 225
 BRIGHT_MIN_CHROMA = 24.0
+# Skin (a hand or arm): light, moderately saturated, between red and yellow.  Pale red
+# tiles share this colour; only the shape of the region tells a hand apart.
+SKIN_CHROMA = (12.0, 45.0)
+SKIN_HUE_DEG = (15.0, 75.0)
+SKIN_MIN_L = 150
 
 
 def hex_to_bgr(text: str) -> tuple[int, int, int]:
@@ -102,9 +107,13 @@ class ColourModel:
             "species_ab": {k: [round(v, 2) for v in ab] for k, ab in self.species_ab.items()},
         }
 
-    def lookup_table(self, floor_ab: tuple[float, float] | None = None) -> NDArray[np.uint8]:
-        """Two 256 x 256 tables (normal, very bright): pixel class of each Lab (a, b) pair."""
-        fa, fb = floor_ab if floor_ab is not None else self.floor_ab
+    def lookup_table(self) -> NDArray[np.uint8]:
+        """Class of every (lightness band, a, b): shape 4 x 256 x 256, skin flagged by bit 7.
+
+        Lightness bands: too dark for colour, normal, light (where skin lives), very bright
+        (where a clipped channel bends the hue, so species need real chroma).
+        """
+        fa, fb = self.floor_ab
         sa, sb = bgr_to_ab(self.sheet_bgr)
         grid = np.arange(256, dtype=np.float32) - 128.0
         a, b = np.meshgrid(grid, grid, indexing="ij")
@@ -130,12 +139,22 @@ class ColourModel:
                 # Yellow lies along the floor's own hue: demand more chroma than the sheet.
                 inside &= chroma >= max(floor_chroma, math.hypot(sa, sb)) + need
             table[inside] = SPECIES_CLASS[letter]
-        table[neutral_dist <= NEUTRAL_RADIUS] = PixelClass.NEUTRAL
+        neutral = neutral_dist <= NEUTRAL_RADIUS
+        table[neutral] = PixelClass.NEUTRAL
         bright = table.copy()
-        bright[(table >= PixelClass.B) & (table <= PixelClass.R) & (chroma < BRIGHT_MIN_CHROMA)] = (
-            PixelClass.UNKNOWN
+        is_species = (table >= PixelClass.B) & (table <= PixelClass.R)
+        bright[is_species & (chroma < BRIGHT_MIN_CHROMA)] = PixelClass.UNKNOWN
+        skin = (
+            (chroma >= SKIN_CHROMA[0])
+            & (chroma <= SKIN_CHROMA[1])
+            & (hue >= SKIN_HUE_DEG[0])
+            & (hue <= SKIN_HUE_DEG[1])
+            & ~neutral
         )
-        return np.stack([table, bright])
+        light = table | (skin.astype(np.uint8) << 7)
+        bright = bright | (skin.astype(np.uint8) << 7)
+        dark = np.full_like(table, PixelClass.DARK)
+        return np.stack([dark, table, light, bright])
 
 
 def _angle_diff(a: float, b: float) -> float:
@@ -151,15 +170,27 @@ def white_balance(
 ) -> NDArray[np.uint8]:
     """Scales each channel so the sheet seen in this frame takes its reference colour."""
     gains = np.asarray(model.sheet_bgr) / np.maximum(observed_sheet, 1.0)
-    return (
-        cv2.multiply(image.astype(np.float32), (*(float(g) for g in gains), 0.0))
-        .clip(0, 255)
-        .astype(np.uint8)
-    )
+    return np.asarray(cv2.transform(image, np.diag(gains)), dtype=np.uint8)
 
 
-def classify(lab: NDArray[np.uint8], table: NDArray[np.uint8]) -> NDArray[np.uint8]:
-    """Pixel class of every pixel of an 8-bit Lab image."""
-    classes = table[(lab[..., 0] >= BRIGHT_L).astype(np.intp), lab[..., 1], lab[..., 2]]
-    classes[lab[..., 0] < DARK_L] = PixelClass.DARK
-    return classes
+def _lightness_bands() -> NDArray[np.int32]:
+    levels = np.arange(256)
+    bands = np.ones(256, np.int32)
+    bands[levels < DARK_L] = 0
+    bands[levels >= SKIN_MIN_L] = 2
+    bands[levels >= BRIGHT_L] = 3
+    return bands << 16
+
+
+_BANDS = _lightness_bands()
+
+
+def classify(
+    lab: NDArray[np.uint8], table: NDArray[np.uint8]
+) -> tuple[NDArray[np.uint8], NDArray[np.bool_]]:
+    """Pixel class of every pixel of an 8-bit Lab image, and where it looks like skin."""
+    key = _BANDS[lab[..., 0]]
+    key |= lab[..., 1].astype(np.int32) << 8
+    key |= lab[..., 2]
+    flagged = table.ravel().take(key)
+    return flagged & 0x7F, flagged >= 0x80

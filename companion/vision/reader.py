@@ -67,9 +67,9 @@ class BoardReader:
         sheet = observed_sheet(view, self.layout)
         balanced = white_balance(view, sheet, self.colours)
         lab = cv2.cvtColor(balanced, cv2.COLOR_BGR2Lab)
-        classes = classify(lab, self._table)
+        classes, skin = classify(lab, self._table)
         t2 = time.perf_counter()
-        hand = hand_mask(lab, classes, self.layout)
+        hand = hand_mask(skin, self.layout)
         fractions = class_fractions(classes, self.layout.cell_labels)
         cells = read_cells(fractions, self.cell_rules, self.profile.bonus_kind)
         if hand is not None:
@@ -103,6 +103,7 @@ def observed_sheet(view: NDArray[np.uint8], layout: CanonicalLayout) -> NDArray[
 
 def _unclipped_median(pixels: NDArray[np.uint8]) -> NDArray[np.float64]:
     """Median colour, ignoring pixels with a channel at the sensor's limit when possible."""
+    pixels = pixels[::3]
     clear = pixels[pixels.max(axis=1) < CLIPPED]
     chosen = clear if len(clear) >= 0.2 * len(pixels) else pixels
     return np.asarray(np.median(chosen, axis=0), dtype=np.float64)

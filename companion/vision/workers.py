@@ -26,7 +26,7 @@ from companion.vision.colour import PixelClass
 from companion.vision.localize import CameraPose
 
 SPECIES_ORDER = "BGYR"
-YAWS = np.radians(np.arange(0.0, 180.0, 15.0))
+YAWS = np.radians(np.arange(0.0, 180.0, 22.5))
 
 
 @dataclass(frozen=True)
