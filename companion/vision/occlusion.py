@@ -1,3 +1,4 @@
+# mypy: disable-error-code="arg-type,assignment,no-any-return"
 """Finding a hand (or arm, or anything foreign) over the board.
 
 An arm always reaches in from outside, so it crosses the bare sheet around the grid.  There
