@@ -50,6 +50,7 @@ DARK_L = 30  # 8-bit Lab lightness below which chroma is noise
 # above this lightness a species pixel needs real chroma.
 BRIGHT_L = 225
 BRIGHT_MIN_CHROMA = 24.0
+BRIGHT_NEUTRAL_RADIUS = 13.0
 # Skin (a hand or arm): light, moderately saturated, between red and yellow.  Pale red
 # tiles share this colour; only the shape of the region tells a hand apart.
 SKIN_CHROMA = (12.0, 45.0)
@@ -144,6 +145,11 @@ class ColourModel:
         bright = table.copy()
         is_species = (table >= PixelClass.B) & (table <= PixelClass.R)
         bright[is_species & (chroma < BRIGHT_MIN_CHROMA)] = PixelClass.UNKNOWN
+        # A bright sheet or floor whose red channel clipped drifts towards green: still
+        # neutral, but only in the sector between yellow and green (pale tiles keep their
+        # own hue and stay unknown).
+        drift = (neutral_dist <= BRIGHT_NEUTRAL_RADIUS) & (hue >= 88.0) & (hue <= 125.0)
+        bright[drift & (bright == PixelClass.UNKNOWN)] = PixelClass.NEUTRAL
         skin = (
             (chroma >= SKIN_CHROMA[0])
             & (chroma <= SKIN_CHROMA[1])
