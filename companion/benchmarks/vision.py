@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     profile = load_profile(args.board)
     cells_total = cells_wrong = cells_unknown = 0
     boards_clear = boards_exact = 0
-    workers_total = workers_right = 0
+    workers_total = workers_right = workers_wrong = 0
     occluded_frames = occluded_wrong = not_found = 0
     times_ms: list[float] = []
     progress = Progress(args.frames, "vision")
@@ -62,7 +62,9 @@ def run(args: argparse.Namespace) -> int:
         cells_wrong += wrong
         cells_unknown += got.cells.count("?")
         workers_total += 2 * GRID
-        workers_right += sum(1 for a, b in zip(got.workers, truth.workers, strict=True) if a == b)
+        pairs = list(zip(got.workers, truth.workers, strict=True))
+        workers_right += sum(1 for a, b in pairs if a == b)
+        workers_wrong += sum(1 for a, b in pairs if a != b and a != "?")
         if got.cells == truth.cells and got.workers == truth.workers:
             boards_exact += 1
     progress.close()
@@ -76,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"workers right                  {_pct(workers_right, workers_total)}  (target >= 99.5 %)"
     )
+    print(f"workers confidently wrong      {_pct(workers_wrong, workers_total)}")
     print(f"confident-wrong cells, hand    {occluded_wrong}  (target 0)")
     if times_ms:
         median = statistics.median(times_ms)

@@ -15,7 +15,7 @@ from companion.boards import GRID, BoardProfile
 from companion.games.garum.state import BoardState
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.cells import CellRules, apply_tile_constraint, class_fractions, read_cells
-from companion.vision.colour import ColourModel, classify, white_balance
+from companion.vision.colour import ColourModel, bgr_to_ab, classify, white_balance
 from companion.vision.localize import BoardLocator, BoardNotFound, estimate_pose
 from companion.vision.occlusion import hand_mask
 from companion.vision.workers import WorkerRules, read_workers
@@ -46,6 +46,7 @@ class BoardReader:
         self.layout = CanonicalLayout(profile)
         self.colours = ColourModel.from_profile(profile)
         self._table = self.colours.lookup_table()
+        self._sheet_ab = bgr_to_ab(self.colours.sheet_bgr)
         self._locator = BoardLocator(profile)
         self.cell_rules = CellRules()
         self.worker_rules = WorkerRules()
@@ -77,7 +78,9 @@ class BoardReader:
             for i in hidden:
                 cells[int(i)] = "?"
         cells = apply_tile_constraint(cells, self.profile)
-        workers = read_workers(classes, self.layout, pose, self.worker_rules, hand)
+        workers = read_workers(
+            classes, lab, self.layout, pose, self.worker_rules, self._sheet_ab, hand
+        )
         t3 = time.perf_counter()
         state = BoardState("".join(cells), tuple(w.code for w in workers))
         return Reading(

@@ -32,6 +32,10 @@ from companion.vision.localize import CameraPose
 SPECIES_ORDER = "BGYR"
 # How far (mm) a pixel may lie from a standing piece's axis and still belong to it.
 REACH_MM = 15.0
+SEAM_MM = 1.5
+EDGE_LEVEL = 0.5  # a piece's edge: half its full contrast against the sheet
+SEAM_MIN_PX = 4
+SIDE_FILL = 0.8
 
 
 @dataclass(frozen=True)
@@ -44,8 +48,9 @@ class WorkerRules:
     # Decision on log(area / geometric mean of the two expectations).  Segmentation of a
     # piece's edge (blur, soft shadows) moves areas by up to about 20 %, hence the bias
     # and the band of doubt.
-    size_bias: float = -0.04
-    size_margin: float = 0.05
+    size_bias: float = -0.1
+    size_margin: float = 0.06
+    touching_margin: float = 0.15
 
 
 @dataclass(frozen=True)
@@ -53,21 +58,31 @@ class WorkerObservation:
     code: str | None  # "Gv", "Rd", "?" or None
     area_mm2: float
     lean: tuple[float, float]  # displacement on the board per mm of height
+    size_score: float = 0.0  # < 0 looks like a vilicus, > 0 like a dominus
 
 
 def expected_area(piece: PieceSize, lean: float, across_mm: float) -> float:
-    """Top-down area (mm²) of a standing piece: its footprint plus the sweep of its height."""
-    return piece.width_mm * piece.depth_mm + piece.height_mm * lean * across_mm
+    """Top-down area (mm²) of a standing piece: its footprint plus the sweep of its height.
+
+    A meeple's side outline (head, arms, legs) fills only part of its bounding rectangle.
+    """
+    return piece.width_mm * piece.depth_mm + SIDE_FILL * piece.height_mm * lean * across_mm
 
 
 def read_workers(
     classes: NDArray[np.uint8],
+    lab: NDArray[np.uint8],
     layout: CanonicalLayout,
     pose: CameraPose,
     rules: WorkerRules,
+    background_ab: tuple[float, float],
     blocked: NDArray[np.bool_] | None = None,
 ) -> list[WorkerObservation]:
-    """One observation per worker space (rows 0-15 then columns 0-15)."""
+    """One observation per worker space (rows 0-15 then columns 0-15).
+
+    ``background_ab`` is the sheet's chroma: a piece's edge is where its colour is half-way
+    between its own and the sheet's, wherever blur or compression spread it.
+    """
     g = layout.profile.geometry
     s = layout.px_per_mm
     codes: list[str | None] = []
@@ -94,41 +109,44 @@ def read_workers(
             codes.append("?")
         else:
             codes.append(SPECIES_ORDER[lead])
-    measures = _measure_pieces(classes, layout, codes, leans)
+    measures = _measure_pieces(classes, lab, layout, codes, leans, background_ab)
     out: list[WorkerObservation] = []
     for line, code in enumerate(codes):
         if code is None or code == "?":
             out.append(WorkerObservation(code, 0.0, leans[line]))
             continue
-        area, across = measures[line]
+        area, across, touching = measures[line]
         lean = math.hypot(*leans[line])
         v_area = expected_area(g.vilicus, lean, across)
         d_area = expected_area(g.dominus, lean, across)
         score = math.log(max(area, 1.0)) - 0.5 * (math.log(v_area) + math.log(d_area))
         score -= rules.size_bias
-        if score < -rules.size_margin:
+        margin = rules.touching_margin if touching else rules.size_margin
+        if score < -margin:
             size: str | None = "v"
-        elif score > rules.size_margin:
+        elif score > margin:
             size = "d"
         else:
             size = None
-        out.append(WorkerObservation(code + size if size else "?", area, leans[line]))
+        out.append(WorkerObservation(code + size if size else "?", area, leans[line], score))
     return out
 
 
 def _measure_pieces(
     classes: NDArray[np.uint8],
+    lab: NDArray[np.uint8],
     layout: CanonicalLayout,
     codes: list[str | None],
     leans: list[tuple[float, float]],
-) -> dict[int, tuple[float, float]]:
-    """Area (mm²) and width across the lean (mm) of each occupied space's piece."""
+    background_ab: tuple[float, float],
+) -> dict[int, tuple[float, float, bool]]:
+    """Area (mm²), width across the lean (mm) and "touches a piece of its colour" per piece."""
     g = layout.profile.geometry
     s = layout.px_per_mm
     strip_end = min(g.grid_origin_mm) - g.wall_mm
     limit = round(strip_end * s)
     height = (g.vilicus.height_mm + g.dominus.height_mm) / 2
-    result: dict[int, tuple[float, float]] = {}
+    result: dict[int, tuple[float, float, bool]] = {}
     # Only the worker strips (left and top), never the fish grid.
     left = classes[:, :limit]
     top = classes[:limit, limit:]
@@ -142,23 +160,39 @@ def _measure_pieces(
         if len(xs) == 0:
             continue
         pts = np.stack([(xs + 0.5) / s, (ys + 0.5) / s], axis=1)
+        ab = lab[ys, xs, 1:].astype(np.float32) - 128.0
+        contrast = np.hypot(ab[:, 0] - background_ab[0], ab[:, 1] - background_ab[1])
         dist = np.stack(
             [_segment_distance(pts, g.worker_space_centre_mm(i), leans[i], height) for i in lines],
             axis=1,
         )
         owner = np.argmin(dist, axis=1)
         near = dist[np.arange(len(pts)), owner] <= REACH_MM
+        touching: set[int] = set()
+        if len(lines) > 1:
+            # Two pieces of one colour whose silhouettes meet: the split between them is a
+            # guess, so their sizes are only trusted when far from the boundary.
+            ordered = np.sort(dist, axis=1)
+            seam = (ordered[:, 1] - ordered[:, 0] < SEAM_MM) & (ordered[:, 1] <= REACH_MM)
+            if int(seam.sum()) >= SEAM_MIN_PX:
+                second = np.argsort(dist, axis=1)[:, 1]
+                touching = {int(k) for k in np.unique(owner[seam])}
+                touching |= {int(k) for k in np.unique(second[seam])}
         for k, line in enumerate(lines):
-            own = pts[near & (owner == k)]
+            mine = near & (owner == k)
+            if mine.any():
+                full = float(np.percentile(contrast[mine], 90))
+                mine &= contrast >= EDGE_LEVEL * full
+            own = pts[mine]
             if len(own) == 0:
-                result[line] = (0.0, 0.0)
+                result[line] = (0.0, 0.0, True)
                 continue
             lean = np.asarray(leans[line])
             norm = float(np.linalg.norm(lean))
             along = lean / norm if norm > 1e-3 else np.array([1.0, 0.0])
             across = own @ np.array([-along[1], along[0]])
             width = float(np.percentile(across, 99) - np.percentile(across, 1)) + 1 / s
-            result[line] = (len(own) / (s * s), width)
+            result[line] = (len(own) / (s * s), width, k in touching)
     return result
 
 
