@@ -17,6 +17,7 @@ Between the two expectations the answer is ``?``.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -33,6 +34,10 @@ SPECIES_ORDER = "BGYR"
 # How far (mm) a pixel may lie from a standing piece's axis and still belong to it.
 REACH_MM = 15.0
 SEAM_MM = 1.5
+# Another colour covering this much (mm²) within HIDDEN_REACH_MM of a piece's base (where
+# its own footprint must show) may hide part of it.
+HIDDEN_MM2 = 12.0
+HIDDEN_REACH_MM = 9.0
 EDGE_LEVEL = 0.5  # a piece's edge: half its full contrast against the sheet
 SEAM_MIN_PX = 4
 SIDE_FILL = 0.8
@@ -51,6 +56,11 @@ class WorkerRules:
     size_bias: float = -0.1
     size_margin: float = 0.06
     touching_margin: float = 0.15
+    implausible: float = 0.6
+    # A frame's own boundary: the middle of a gap of at least cluster_gap between its
+    # pieces' scores, no further than boundary_shift from the default.
+    cluster_gap: float = 0.25
+    boundary_shift: float = 0.15
 
 
 @dataclass(frozen=True)
@@ -110,26 +120,54 @@ def read_workers(
         else:
             codes.append(SPECIES_ORDER[lead])
     measures = _measure_pieces(classes, lab, layout, codes, leans, background_ab)
+    scores: dict[int, float] = {}
+    for line, code in enumerate(codes):
+        if code is None or code == "?":
+            continue
+        area, across, _ = measures.get(line, (0.0, 0.0, True))
+        lean = math.hypot(*leans[line])
+        v_area = expected_area(g.vilicus, lean, across)
+        d_area = expected_area(g.dominus, lean, across)
+        scores[line] = math.log(max(area, 1.0)) - 0.5 * (math.log(v_area) + math.log(d_area))
+    boundary = frame_boundary(list(scores.values()), rules)
     out: list[WorkerObservation] = []
     for line, code in enumerate(codes):
         if code is None or code == "?":
             out.append(WorkerObservation(code, 0.0, leans[line]))
             continue
-        area, across, touching = measures[line]
-        lean = math.hypot(*leans[line])
-        v_area = expected_area(g.vilicus, lean, across)
-        d_area = expected_area(g.dominus, lean, across)
-        score = math.log(max(area, 1.0)) - 0.5 * (math.log(v_area) + math.log(d_area))
-        score -= rules.size_bias
+        area, _, touching = measures.get(line, (0.0, 0.0, True))
+        score = scores[line] - boundary
         margin = rules.touching_margin if touching else rules.size_margin
-        if score < -margin:
-            size: str | None = "v"
+        if abs(score) > rules.implausible:
+            # Far smaller or larger than either piece: a neighbour leaning over this space,
+            # or two pieces merged.
+            size: str | None = None
+        elif score < -margin:
+            size = "v"
         elif score > margin:
             size = "d"
         else:
             size = None
         out.append(WorkerObservation(code + size if size else "?", area, leans[line], score))
     return out
+
+
+def frame_boundary(scores: list[float], rules: WorkerRules) -> float:
+    """The vilicus/dominus boundary for this frame.
+
+    How large a piece looks depends on the light, the lens and the exact shape of the
+    meeples, by up to about 20 %.  When a frame shows both sizes, its scores form two
+    clusters with a clear gap, and the middle of that gap is a better boundary than any
+    fixed one.  Otherwise the default stands.
+    """
+    ordered = sorted(s for s in scores if abs(s - rules.size_bias) < rules.implausible)
+    best_gap, boundary = 0.0, rules.size_bias
+    for low, high in itertools.pairwise(ordered):
+        gap = high - low
+        middle = (low + high) / 2
+        if gap > best_gap and abs(middle - rules.size_bias) <= rules.boundary_shift:
+            best_gap, boundary = gap, middle
+    return boundary if best_gap >= rules.cluster_gap else rules.size_bias
 
 
 def _measure_pieces(
@@ -140,44 +178,58 @@ def _measure_pieces(
     leans: list[tuple[float, float]],
     background_ab: tuple[float, float],
 ) -> dict[int, tuple[float, float, bool]]:
-    """Area (mm²), width across the lean (mm) and "touches a piece of its colour" per piece."""
+    """Area (mm²), width across the lean (mm) and "crowded" for each standing piece.
+
+    A piece is crowded when it meets a piece of its own colour (the split between them is
+    a guess) or when another colour covers part of where it stands (it may be hidden).
+    """
     g = layout.profile.geometry
     s = layout.px_per_mm
-    strip_end = min(g.grid_origin_mm) - g.wall_mm
-    limit = round(strip_end * s)
+    limit = round((min(g.grid_origin_mm) - g.wall_mm) * s)
     height = (g.vilicus.height_mm + g.dominus.height_mm) / 2
+    # Species pixels of the worker strips (left and top), never of the fish grid.
+    left, top = classes[:, :limit], classes[:limit, limit:]
+    ys1, xs1 = np.nonzero((left >= PixelClass.B) & (left <= PixelClass.R))
+    ys2, xs2 = np.nonzero((top >= PixelClass.B) & (top <= PixelClass.R))
+    xs = np.concatenate([xs1, xs2 + limit])
+    ys = np.concatenate([ys1, ys2])
     result: dict[int, tuple[float, float, bool]] = {}
-    # Only the worker strips (left and top), never the fish grid.
-    left = classes[:, :limit]
-    top = classes[:limit, limit:]
-    for colour in {c for c in codes if c is not None and c != "?"}:
-        lines = [i for i, c in enumerate(codes) if c == colour]
-        value = PixelClass[colour]
-        ys1, xs1 = np.nonzero(left == value)
-        ys2, xs2 = np.nonzero(top == value)
-        xs = np.concatenate([xs1, xs2 + limit])
-        ys = np.concatenate([ys1, ys2])
-        if len(xs) == 0:
+    if len(xs) == 0:
+        return result
+    all_pts = np.stack([(xs + 0.5) / s, (ys + 0.5) / s], axis=1)
+    all_cls = classes[ys, xs]
+    ab = lab[ys, xs, 1:].astype(np.float32) - 128.0
+    all_contrast = np.hypot(ab[:, 0] - background_ab[0], ab[:, 1] - background_ab[1])
+    crowded: set[int] = set()
+    hidden_px = HIDDEN_MM2 * s * s
+    occupied = [i for i, c in enumerate(codes) if c is not None and c != "?"]
+    for line in occupied:
+        others = all_pts[all_cls != PixelClass[str(codes[line])]]
+        if len(others) == 0:
             continue
-        pts = np.stack([(xs + 0.5) / s, (ys + 0.5) / s], axis=1)
-        ab = lab[ys, xs, 1:].astype(np.float32) - 128.0
-        contrast = np.hypot(ab[:, 0] - background_ab[0], ab[:, 1] - background_ab[1])
+        base = g.worker_space_centre_mm(line)
+        near = np.linalg.norm(others - np.asarray(base), axis=1) <= HIDDEN_REACH_MM
+        if int(near.sum()) >= hidden_px:
+            crowded.add(line)
+    for colour in {codes[i] for i in occupied}:
+        lines = [i for i in occupied if codes[i] == colour]
+        pick = all_cls == PixelClass[str(colour)]
+        pts, contrast = all_pts[pick], all_contrast[pick]
+        if len(pts) == 0:
+            continue
         dist = np.stack(
             [_segment_distance(pts, g.worker_space_centre_mm(i), leans[i], height) for i in lines],
             axis=1,
         )
         owner = np.argmin(dist, axis=1)
         near = dist[np.arange(len(pts)), owner] <= REACH_MM
-        touching: set[int] = set()
         if len(lines) > 1:
-            # Two pieces of one colour whose silhouettes meet: the split between them is a
-            # guess, so their sizes are only trusted when far from the boundary.
             ordered = np.sort(dist, axis=1)
             seam = (ordered[:, 1] - ordered[:, 0] < SEAM_MM) & (ordered[:, 1] <= REACH_MM)
             if int(seam.sum()) >= SEAM_MIN_PX:
                 second = np.argsort(dist, axis=1)[:, 1]
-                touching = {int(k) for k in np.unique(owner[seam])}
-                touching |= {int(k) for k in np.unique(second[seam])}
+                crowded |= {lines[int(k)] for k in np.unique(owner[seam])}
+                crowded |= {lines[int(k)] for k in np.unique(second[seam])}
         for k, line in enumerate(lines):
             mine = near & (owner == k)
             if mine.any():
@@ -192,7 +244,7 @@ def _measure_pieces(
             along = lean / norm if norm > 1e-3 else np.array([1.0, 0.0])
             across = own @ np.array([-along[1], along[0]])
             width = float(np.percentile(across, 99) - np.percentile(across, 1)) + 1 / s
-            result[line] = (len(own) / (s * s), width, k in touching)
+            result[line] = (len(own) / (s * s), width, line in crowded)
     return result
 
 
