@@ -18,6 +18,8 @@ PX_PER_MM = 1.5
 # Half-side (mm) of the square read in the middle of each fish cell: small enough that a
 # tile a little offset or rotated in its slot still fills it.
 CELL_WINDOW_HALF_MM = 6.0
+# Inner and outer radius (mm) of the floor ring read around a bonus cell's printed icon.
+BONUS_RING_MM = (6.5, 8.0)
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,7 @@ class CanonicalLayout:
     size_px: tuple[int, int] = field(init=False)
     cell_labels: NDArray[np.int32] = field(init=False)  # cell index of each pixel, or -1
     ring_mask: NDArray[np.bool_] = field(init=False)  # sheet outside grid and markers
+    bonus_rings: NDArray[np.int32] = field(init=False)  # ring around each bonus icon, or -1
 
     def __post_init__(self) -> None:
         g = self.profile.geometry
@@ -43,6 +46,12 @@ class CanonicalLayout:
                     round((y - half) * s) : round((y + half) * s),
                     round((x - half) * s) : round((x + half) * s),
                 ] = row * GRID + col
+        rings = np.full((height, width), -1, dtype=np.int32)
+        yy, xx = np.mgrid[0:height, 0:width]
+        for cell in self.profile.bonus_kind:
+            x, y = g.cell_centre_mm(cell // GRID, cell % GRID)
+            r = np.hypot(xx / s - x, yy / s - y)
+            rings[(r >= BONUS_RING_MM[0]) & (r <= BONUS_RING_MM[1])] = cell
         ring = np.ones((height, width), dtype=bool)
         x0, y0 = g.grid_origin_mm
         end = g.cell_start_mm(GRID - 1) + g.cell_mm
@@ -62,6 +71,7 @@ class CanonicalLayout:
         set_(self, "size_px", (width, height))
         set_(self, "cell_labels", labels)
         set_(self, "ring_mask", ring)
+        set_(self, "bonus_rings", rings)
 
     def to_px(self, x_mm: float, y_mm: float) -> tuple[float, float]:
         return (x_mm * self.px_per_mm, y_mm * self.px_per_mm)

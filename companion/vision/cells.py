@@ -35,8 +35,7 @@ class CellRules:
     # An empty bonus cell shows its printed icon (a fish of its species, or a star for the
     # joker, read as yellow): that colour may cover this much, the floor the rest.
     bonus_icon_max: float = 0.45
-    bonus_empty_min: float = 0.45
-    bonus_unknown_max: float = 0.35
+    bonus_ring_floor_min: float = 0.7
 
 
 def class_fractions(
@@ -51,9 +50,16 @@ def class_fractions(
 
 
 def read_cells(
-    fractions: NDArray[np.float64], rules: CellRules, bonus_kind: dict[int, str]
+    fractions: NDArray[np.float64],
+    rules: CellRules,
+    bonus_kind: dict[int, str],
+    rings: NDArray[np.float64] | None = None,
 ) -> list[str]:
-    """One character per cell from its class fractions, before the tile constraint."""
+    """One character per cell from its class fractions, before the tile constraint.
+
+    ``rings`` holds the class fractions of a ring around each bonus cell's printed icon:
+    an empty bonus cell shows bare floor there, a tile (even washed out by glare) does not.
+    """
     out: list[str] = []
     species = fractions[:, PixelClass.B : PixelClass.R + 1]
     unknown = fractions[:, PixelClass.UNKNOWN] + fractions[:, PixelClass.DARK]
@@ -69,24 +75,29 @@ def read_cells(
             neutral[i] >= rules.empty_min
             and best <= rules.icon_max
             and unknown[i] <= rules.unknown_max
-        ) or _empty_bonus(fractions[i], bonus_kind.get(i), rules):
+        ) or (rings is not None and _empty_bonus(fractions[i], rings[i], bonus_kind.get(i), rules)):
             out.append(".")
         else:
             out.append("?")
     return out
 
 
-def _empty_bonus(fractions: NDArray[np.float64], kind: str | None, rules: CellRules) -> bool:
-    """An empty bonus cell: floor, its own icon's colour, and nothing else."""
+def _empty_bonus(
+    fractions: NDArray[np.float64],
+    ring: NDArray[np.float64],
+    kind: str | None,
+    rules: CellRules,
+) -> bool:
+    """An empty bonus cell: bare floor (and the icon's printed circle) around the icon."""
     if kind is None:
         return False
     icon = "Y" if kind == "J" else kind
-    others = [fractions[PixelClass[k]] for k in SPECIES_ORDER if k != icon]
+    others = [k for k in SPECIES_ORDER if k != icon]
     return bool(
-        fractions[PixelClass.NEUTRAL] >= rules.bonus_empty_min
+        ring[PixelClass.NEUTRAL] + ring[PixelClass[icon]] >= rules.bonus_ring_floor_min
+        and max(ring[PixelClass[k]] for k in others) <= 0.02
         and fractions[PixelClass[icon]] <= rules.bonus_icon_max
-        and max(others) <= 0.05
-        and fractions[PixelClass.UNKNOWN] + fractions[PixelClass.DARK] <= rules.bonus_unknown_max
+        and max(fractions[PixelClass[k]] for k in others) <= 0.03
     )
 
 

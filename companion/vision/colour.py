@@ -150,6 +150,11 @@ class ColourModel:
         # own hue and stay unknown).
         drift = (neutral_dist <= BRIGHT_NEUTRAL_RADIUS) & (hue >= 88.0) & (hue <= 125.0)
         bright[drift & (bright == PixelClass.UNKNOWN)] = PixelClass.NEUTRAL
+        # The same drift bends a bright, clearly saturated yellow towards green.
+        y_angle = angles["Y"]
+        y_drift = (_angle_diff_array(hue, y_angle) > 0) & (_angle_diff_array(hue, y_angle) <= 28.0)
+        y_drift &= chroma >= max(floor_chroma, math.hypot(sa, sb)) + YELLOW_MIN_DISTANCE
+        bright[y_drift & (bright == PixelClass.UNKNOWN)] = PixelClass.Y
         skin = (
             (chroma >= SKIN_CHROMA[0])
             & (chroma <= SKIN_CHROMA[1])

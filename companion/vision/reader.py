@@ -72,7 +72,8 @@ class BoardReader:
         t2 = time.perf_counter()
         hand = hand_mask(skin, self.layout)
         fractions = class_fractions(classes, self.layout.cell_labels)
-        cells = read_cells(fractions, self.cell_rules, self.profile.bonus_kind)
+        rings = class_fractions(classes, self.layout.bonus_rings)
+        cells = read_cells(fractions, self.cell_rules, self.profile.bonus_kind, rings)
         if hand is not None:
             hidden = np.unique(self.layout.cell_labels[hand & (self.layout.cell_labels >= 0)])
             for i in hidden:
