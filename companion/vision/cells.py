@@ -30,12 +30,14 @@ class CellRules:
     bonus_colour_min: float = 0.85  # ... more on a bonus cell printed in that colour
     colour_ratio: float = 4.0  # ... and this many times the next colour
     empty_min: float = 0.6  # floor covers at least this much of an empty cell
-    icon_max: float = 0.2  # a printed bonus icon covers at most this much
+    stray_max: float = 0.1  # colour allowed on a plain empty cell (a leaning piece's edge)
+    empty_unknown_max: float = 0.35  # shading on bare floor
     unknown_max: float = 0.25  # skin, glare edges, shadows of pieces
     # An empty bonus cell shows its printed icon (a fish of its species, or a star for the
     # joker, read as yellow): that colour may cover this much, the floor the rest.
     bonus_icon_max: float = 0.45
-    bonus_ring_floor_min: float = 0.7
+    bonus_ring_floor_min: float = 0.75
+    bonus_ring_stray_max: float = 0.12
 
 
 def class_fractions(
@@ -72,9 +74,10 @@ def read_cells(
         if best >= need and best >= rules.colour_ratio * second and unknown[i] <= rules.unknown_max:
             out.append(letter)
         elif (
-            neutral[i] >= rules.empty_min
-            and best <= rules.icon_max
-            and unknown[i] <= rules.unknown_max
+            i not in bonus_kind
+            and neutral[i] >= rules.empty_min
+            and species[i].sum() <= rules.stray_max
+            and unknown[i] <= rules.empty_unknown_max
         ) or (rings is not None and _empty_bonus(fractions[i], rings[i], bonus_kind.get(i), rules)):
             out.append(".")
         else:
@@ -93,9 +96,15 @@ def _empty_bonus(
         return False
     icon = "Y" if kind == "J" else kind
     others = [k for k in SPECIES_ORDER if k != icon]
-    return bool(
+    floor_around = (
         ring[PixelClass.NEUTRAL] + ring[PixelClass[icon]] >= rules.bonus_ring_floor_min
-        and max(ring[PixelClass[k]] for k in others) <= 0.02
+    ) or (
+        fractions[PixelClass.NEUTRAL] >= rules.empty_min
+        and fractions[PixelClass.UNKNOWN] + fractions[PixelClass.DARK] <= rules.empty_unknown_max
+    )
+    return bool(
+        floor_around
+        and max(ring[PixelClass[k]] for k in others) <= rules.bonus_ring_stray_max
         and fractions[PixelClass[icon]] <= rules.bonus_icon_max
         and max(fractions[PixelClass[k]] for k in others) <= 0.03
     )
