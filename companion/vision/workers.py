@@ -53,13 +53,14 @@ class WorkerRules:
     # Decision on log(area / geometric mean of the two expectations).  Segmentation of a
     # piece's edge (blur, soft shadows) moves areas by up to about 20 %, hence the bias
     # and the band of doubt.
-    size_bias: float = -0.1
+    size_bias: float = -0.07
     size_margin: float = 0.06
-    touching_margin: float = 0.15
+    touching_margin: float = 0.12
+    yellow_extra_margin: float = 0.05
     implausible: float = 0.6
     # A frame's own boundary: the middle of a gap of at least cluster_gap between its
     # pieces' scores, no further than boundary_shift from the default.
-    cluster_gap: float = 0.25
+    cluster_gap: float = 0.2
     boundary_shift: float = 0.15
 
 
@@ -138,6 +139,10 @@ def read_workers(
         area, _, touching = measures.get(line, (0.0, 0.0, True))
         score = scores[line] - boundary
         margin = rules.touching_margin if touching else rules.size_margin
+        if code == "Y":
+            # Yellow's shaded faces are close to the sheet's own hue and chroma, so part
+            # of a yellow piece is lost to the sheet: its area is the least certain.
+            margin += rules.yellow_extra_margin
         if abs(score) > rules.implausible:
             # Far smaller or larger than either piece: a neighbour leaning over this space,
             # or two pieces merged.
