@@ -42,7 +42,7 @@ def calibrate(profile: BoardProfile, image: NDArray[np.uint8]) -> ColourModel:
     sheet = observed_sheet(view, layout)
     balanced = white_balance(view, sheet, base)
     lab = cv2.cvtColor(balanced, cv2.COLOR_BGR2Lab)
-    classes, _ = classify(lab, base.lookup_table())
+    classes, _, _ = classify(lab, base.lookup_table())
     cells = read_cells(class_fractions(classes, layout.cell_labels), CellRules(), {})
     ab = lab[..., 1:].astype(np.float64) - 128.0
     chroma: dict[str, list[NDArray[np.float64]]] = {ch: [] for ch in "." + SPECIES}

@@ -56,6 +56,8 @@ BRIGHT_NEUTRAL_RADIUS = 13.0
 SKIN_CHROMA = (12.0, 45.0)
 SKIN_HUE_DEG = (15.0, 75.0)
 SKIN_MIN_L = 150
+SHADED_SKIN_MIN_CHROMA = 20.0
+SHADED_SKIN_MAX_CHROMA = 50.0
 
 
 def hex_to_bgr(text: str) -> tuple[int, int, int]:
@@ -109,7 +111,9 @@ class ColourModel:
         }
 
     def lookup_table(self) -> NDArray[np.uint8]:
-        """Class of every (lightness band, a, b): shape 4 x 256 x 256, skin flagged by bit 7.
+        """Class of every (lightness band, a, b): shape 4 x 256 x 256.
+
+        Bit 7 flags lit skin, bit 6 skin lit or shaded; the low bits hold the class.
 
         Lightness bands: too dark for colour, normal, light (where skin lives), very bright
         (where a clipped channel bends the hue, so species need real chroma).
@@ -162,10 +166,21 @@ class ColourModel:
             & (hue <= SKIN_HUE_DEG[1])
             & ~neutral
         )
-        light = table | (skin.astype(np.uint8) << 7)
-        bright = bright | (skin.astype(np.uint8) << 7)
+        # Skin in the shade of the hand itself: darker and a little more saturated, close
+        # to a red tile, so it only extends a hand already found, never starts one.
+        shaded = (
+            (chroma >= SHADED_SKIN_MIN_CHROMA)
+            & (chroma <= SHADED_SKIN_MAX_CHROMA)
+            & (hue >= SKIN_HUE_DEG[0])
+            & (hue <= SKIN_HUE_DEG[1])
+            & ~neutral
+        )
+        both = (skin.astype(np.uint8) << 7) | (skin.astype(np.uint8) << 6)
+        light = table | both
+        bright = bright | both
+        normal = table | (shaded.astype(np.uint8) << 6)
         dark = np.full_like(table, PixelClass.DARK)
-        return np.stack([dark, table, light, bright])
+        return np.stack([dark, normal, light, bright])
 
 
 def _angle_diff(a: float, b: float) -> float:
@@ -198,10 +213,10 @@ _BANDS = _lightness_bands()
 
 def classify(
     lab: NDArray[np.uint8], table: NDArray[np.uint8]
-) -> tuple[NDArray[np.uint8], NDArray[np.bool_]]:
-    """Pixel class of every pixel of an 8-bit Lab image, and where it looks like skin."""
+) -> tuple[NDArray[np.uint8], NDArray[np.bool_], NDArray[np.bool_]]:
+    """Per pixel of an 8-bit Lab image: its class, lit skin, and skin lit or shaded."""
     key = _BANDS[lab[..., 0]]
     key |= lab[..., 1].astype(np.int32) << 8
     key |= lab[..., 2]
     flagged = table.ravel().take(key)
-    return flagged & 0x7F, flagged >= 0x80
+    return flagged & 0x3F, flagged >= 0x80, (flagged & 0x40) > 0

@@ -21,8 +21,8 @@ from companion.boards import BoardProfile
 MIN_MARKERS = 3
 # A marker corner that moved further than this (pixels) means the camera moved.
 STILL_TOLERANCE_PX = 3.0
-# Detection runs on a half-size image first; small or blurred markers get a full-size pass.
-FAST_SCALE = 0.5
+# Detection runs on a half-size image first; small or blurred markers get larger passes.
+SCALES = (0.5, 0.75, 1.0)
 
 FloatArray = NDArray[np.float64]
 
@@ -73,10 +73,16 @@ class BoardLocator:
 
     def detect(self, gray: NDArray[np.uint8]) -> dict[int, FloatArray]:
         """Image corners (4 x 2, pixels) of each of this board's markers found in ``gray``."""
-        small = cv2.resize(gray, None, fx=FAST_SCALE, fy=FAST_SCALE, interpolation=cv2.INTER_AREA)
-        found = self._markers(small, 1 / FAST_SCALE)
-        if len(found) < len(self._corners_mm):
-            found = self._markers(gray, 1.0) | found
+        found: dict[int, FloatArray] = {}
+        for scale in SCALES:
+            image = (
+                gray
+                if scale == 1.0
+                else cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+            )
+            found = self._markers(image, 1 / scale) | found
+            if len(found) == len(self._corners_mm):
+                break
         return found
 
     def _markers(self, gray: NDArray[np.uint8], scale: float) -> dict[int, FloatArray]:

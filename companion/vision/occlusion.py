@@ -19,14 +19,18 @@ from companion.vision.canonical import CanonicalLayout
 # far less of the sheet outside the worker strips.
 HAND_MIN_AREA_MM2 = 250.0
 HAND_MARGIN_MM = 8.0
+HAND_MIN_WIDTH_MM = 12.0
 # Connected regions are found on a view reduced by this factor (a hand is large).
 REDUCE = 2
 
 
-def hand_mask(skin: NDArray[np.bool_], layout: CanonicalLayout) -> NDArray[np.bool_] | None:
+def hand_mask(
+    skin: NDArray[np.bool_], skin_any: NDArray[np.bool_], layout: CanonicalLayout
+) -> NDArray[np.bool_] | None:
     """The region covered by a hand, or ``None`` when no hand reaches over the board.
 
-    ``skin`` marks skin-coloured pixels of the canonical view.
+    ``skin`` marks lit skin-coloured pixels of the canonical view (a hand is found from
+    these), ``skin_any`` also shaded skin (the region grows through these).
     """
     s = layout.px_per_mm / REDUCE
     small = skin[::REDUCE, ::REDUCE].astype(np.uint8)
@@ -37,11 +41,24 @@ def hand_mask(skin: NDArray[np.bool_], layout: CanonicalLayout) -> NDArray[np.bo
     seeds = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= min_px]
     if not seeds:
         return None
-    grow = cv2.morphologyEx(small, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    grow = skin_any[::REDUCE, ::REDUCE].astype(np.uint8)
+    grow = cv2.morphologyEx(grow, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    # A hand is broad; the board's walls and pieces near it are narrow: an opening keeps
+    # the region from running along a wall lit by the skin's warm light.
+    width = max(int(HAND_MIN_WIDTH_MM * s), 1) | 1
+    grow = cv2.morphologyEx(
+        grow, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width))
+    )
     _, labels2 = cv2.connectedComponents(grow, connectivity=8)
     keep = np.unique(labels2[np.isin(labels, seeds)])
+    if not np.any(keep > 0):
+        # The hand's patch on the sheet is real but thin: cover it alone.
+        keep = np.array([0])
+        region = np.isin(labels, seeds).astype(np.uint8)
+    else:
+        region = np.zeros_like(small)
     keep = keep[keep > 0]
-    region = np.isin(labels2, keep).astype(np.uint8)
+    region |= np.isin(labels2, keep).astype(np.uint8)
     margin = max(int(HAND_MARGIN_MM * s), 1)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * margin + 1, 2 * margin + 1))
     region = cv2.dilate(region, kernel)

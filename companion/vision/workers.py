@@ -209,11 +209,12 @@ def _measure_pieces(
     hidden_px = HIDDEN_MM2 * s * s
     occupied = [i for i, c in enumerate(codes) if c is not None and c != "?"]
     for line in occupied:
-        others = all_pts[all_cls != PixelClass[str(codes[line])]]
+        base = np.asarray(g.worker_space_centre_mm(line))
+        box = np.all(np.abs(all_pts - base) <= HIDDEN_REACH_MM, axis=1)
+        others = all_pts[box & (all_cls != PixelClass[str(codes[line])])]
         if len(others) == 0:
             continue
-        base = g.worker_space_centre_mm(line)
-        near = np.linalg.norm(others - np.asarray(base), axis=1) <= HIDDEN_REACH_MM
+        near = np.linalg.norm(others - base, axis=1) <= HIDDEN_REACH_MM
         if int(near.sum()) >= hidden_px:
             crowded.add(line)
     for colour in {codes[i] for i in occupied}:
