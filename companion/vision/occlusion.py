@@ -59,6 +59,11 @@ def hand_mask(
         region = np.zeros_like(small)
     keep = keep[keep > 0]
     region |= np.isin(labels2, keep).astype(np.uint8)
+    # Glare on the skin, or skin too saturated to tell from a red tile, leaves holes: the
+    # region is closed to its convex hull, since an arm and hand are nearly convex.
+    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    for contour in contours:
+        cv2.fillConvexPoly(region, cv2.convexHull(contour), 1)
     margin = max(int(HAND_MARGIN_MM * s), 1)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * margin + 1, 2 * margin + 1))
     region = cv2.dilate(region, kernel)
