@@ -15,12 +15,19 @@ from companion.boards import GRID, BoardProfile
 from companion.games.garum.state import BoardState
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.cells import CellRules, apply_tile_constraint, class_fractions, read_cells
-from companion.vision.colour import ColourModel, bgr_to_ab, classify, white_balance
+from companion.vision.colour import (
+    ColourModel,
+    PixelClass,
+    bgr_to_ab,
+    classify,
+    white_balance,
+)
 from companion.vision.localize import BoardLocator, BoardNotFound, estimate_pose
 from companion.vision.occlusion import hand_mask
 from companion.vision.workers import WorkerRules, read_workers
 
 CLIPPED = 250
+SKIN_SATURATION_MAX = 0.6
 
 
 @dataclass(frozen=True)
@@ -78,6 +85,8 @@ class BoardReader:
             hidden = np.unique(self.layout.cell_labels[hand & (self.layout.cell_labels >= 0)])
             for i in hidden:
                 cells[int(i)] = "?"
+            for i in skin_toned_red(lab, classes, self.layout.cell_labels):
+                cells[i] = "?"
         cells = apply_tile_constraint(cells, self.profile)
         workers = read_workers(
             classes, lab, self.layout, pose, self.worker_rules, self._sheet_ab, hand
@@ -103,6 +112,30 @@ def observed_sheet(view: NDArray[np.uint8], layout: CanonicalLayout) -> NDArray[
         _unclipped_median(view[rows, cols].reshape(-1, 3)) for rows, cols in layout.sheet_bands()
     ]
     return np.asarray(np.median(np.array(medians), axis=0), dtype=np.float64)
+
+
+def skin_toned_red(
+    lab: NDArray[np.uint8], classes: NDArray[np.uint8], cell_labels: NDArray[np.int32]
+) -> list[int]:
+    """Cells whose red is as pale as skin: with a hand in view, part of it may be unseen.
+
+    A red tile is far more saturated (chroma for its lightness) than skin, lit or shaded;
+    only tiles washed out by glare come close, and those are given up while a hand is over
+    the board.
+    """
+    red = (classes == PixelClass.R) & (cell_labels >= 0)
+    ys, xs = np.nonzero(red)
+    if len(xs) == 0:
+        return []
+    px = lab[ys, xs].astype(np.float32)
+    chroma = np.hypot(px[:, 1] - 128.0, px[:, 2] - 128.0)
+    saturation = chroma / np.maximum(px[:, 0] * (100.0 / 255.0), 1.0)
+    cells = cell_labels[ys, xs]
+    out = []
+    for cell in np.unique(cells):
+        if float(np.median(saturation[cells == cell])) < SKIN_SATURATION_MAX:
+            out.append(int(cell))
+    return out
 
 
 def _unclipped_median(pixels: NDArray[np.uint8]) -> NDArray[np.float64]:
