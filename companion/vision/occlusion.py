@@ -25,12 +25,16 @@ REDUCE = 2
 
 
 def hand_mask(
-    skin: NDArray[np.bool_], skin_any: NDArray[np.bool_], layout: CanonicalLayout
+    skin: NDArray[np.bool_],
+    skin_any: NDArray[np.bool_],
+    unknown: NDArray[np.bool_],
+    layout: CanonicalLayout,
 ) -> NDArray[np.bool_] | None:
     """The region covered by a hand, or ``None`` when no hand reaches over the board.
 
     ``skin`` marks lit skin-coloured pixels of the canonical view (a hand is found from
-    these), ``skin_any`` also shaded skin (the region grows through these).
+    these); the region grows through ``skin_any`` (skin lit or shaded) and ``unknown``
+    (glare on the skin, blurred edges).
     """
     s = layout.px_per_mm / REDUCE
     small = skin[::REDUCE, ::REDUCE].astype(np.uint8)
@@ -41,7 +45,7 @@ def hand_mask(
     seeds = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= min_px]
     if not seeds:
         return None
-    grow = skin_any[::REDUCE, ::REDUCE].astype(np.uint8)
+    grow = (skin_any | unknown)[::REDUCE, ::REDUCE].astype(np.uint8)
     grow = cv2.morphologyEx(grow, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     # A hand is broad; the board's walls and pieces near it are narrow: an opening keeps
     # the region from running along a wall lit by the skin's warm light.
