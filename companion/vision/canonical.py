@@ -14,7 +14,7 @@ from numpy.typing import NDArray
 
 from companion.boards import GRID, BoardProfile
 
-PX_PER_MM = 1.5
+PX_PER_MM = 1.25
 # Half-side (mm) of the square read in the middle of each fish cell: small enough that a
 # tile a little offset or rotated in its slot still fills it.
 CELL_WINDOW_HALF_MM = 6.0

@@ -20,6 +20,7 @@ from companion.vision.canonical import CanonicalLayout
 HAND_MIN_AREA_MM2 = 250.0
 HAND_MARGIN_MM = 8.0
 HAND_MIN_WIDTH_MM = 12.0
+ARM_MIN_WIDTH_MM = 24.0
 # Connected regions are found on a view reduced by this factor (a hand is large).
 REDUCE = 2
 
@@ -65,7 +66,13 @@ def hand_mask(
     region |= np.isin(labels2, keep).astype(np.uint8)
     # Glare on the skin, or skin too saturated to tell from a red tile, leaves holes: the
     # region is closed to its convex hull, since an arm and hand are nearly convex.
-    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    # Only the broad body of the arm is hulled, so that shaded floor clinging to its side
+    # does not stretch the hull across the board.
+    size = max(int(ARM_MIN_WIDTH_MM * s), 1) | 1
+    body = cv2.morphologyEx(
+        region, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
+    )
+    contours, _ = cv2.findContours(body, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     for contour in contours:
         cv2.fillConvexPoly(region, cv2.convexHull(contour), 1)
     margin = max(int(HAND_MARGIN_MM * s), 1)
