@@ -1,0 +1,67 @@
+"""``companion recognize IMAGE... [--json] [--board FILE]``: read board photos.
+
+With ``--json``, one board-state JSON line per image in the order given; an image whose
+board cannot be found (or that cannot be read) gives ``{"error": "..."}`` instead, and the
+exit status is 1 if any image failed.  Without ``--json``, a readable grid per image.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from companion.boards import GRID, load_profile
+from companion.errors import InputError
+from companion.vision.reader import BoardReader, Reading
+from companion.vision.sources import read_image
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "recognize", help="read the board state from photographs", description=__doc__
+    )
+    parser.add_argument("images", nargs="+", metavar="IMAGE", help="photo files")
+    parser.add_argument("--json", action="store_true", help="one JSON line per image")
+    parser.add_argument(
+        "--board", default="troia", metavar="FILE", help="board profile (name or file)"
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    profile = load_profile(args.board)
+    failed = 0
+    for path in args.images:
+        # Each photo stands alone: no homography carries over between files.
+        reader = BoardReader(profile)
+        try:
+            reading = reader.read(read_image(path))
+        except InputError as exc:
+            reading = Reading(None, error=exc.message)
+        if reading.state is None:
+            failed += 1
+        print(_json_line(reading, path) if args.json else _text(reading, path), flush=True)
+    return 1 if failed else 0
+
+
+def _json_line(reading: Reading, path: str) -> str:
+    if reading.state is None:
+        return json.dumps({"error": f"{path}: {reading.error}"})
+    data = reading.state.to_dict()
+    data["occluded"] = reading.occluded
+    data["timings_ms"] = {k: round(v, 1) for k, v in reading.timings_ms.items()}
+    return json.dumps(data)
+
+
+def _text(reading: Reading, path: str) -> str:
+    if reading.state is None:
+        return f"{path}: {reading.error}"
+    state = reading.state
+    cols = state.workers[GRID:]
+    head = "     " + " ".join((w or "..")[:2].rjust(2) for w in cols)
+    lines = [f"{path}" + ("  (hand over the board)" if reading.occluded else ""), head]
+    for r, row in enumerate(state.rows):
+        worker = (state.workers[r] or "..").rjust(2)
+        lines.append(f"{worker}   " + " ".join(f" {ch}" for ch in row))
+    return "\n".join(lines)

@@ -1,0 +1,1 @@
+"""Camera recognition of the board: markers, cells, workers, stability, synthetic frames."""

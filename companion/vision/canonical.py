@@ -1,0 +1,110 @@
+"""The canonical top-down view: the board sheet resampled at a fixed scale.
+
+Every later step (cells, workers, hands) works in this view, in which board millimetres map
+linearly to pixels, whatever the camera pose.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.boards import GRID, BoardProfile
+
+PX_PER_MM = 1.25
+# Half-side (mm) of the square read in the middle of each fish cell: small enough that a
+# tile a little offset or rotated in its slot still fills it.
+CELL_WINDOW_HALF_MM = 6.0
+# Inner and outer radius (mm) of the floor ring read around a bonus cell's printed icon.
+BONUS_RING_MM = (6.5, 8.0)
+
+
+@dataclass(frozen=True)
+class CanonicalLayout:
+    """Pixel geometry of the canonical view for one profile."""
+
+    profile: BoardProfile
+    px_per_mm: float = PX_PER_MM
+    size_px: tuple[int, int] = field(init=False)
+    cell_labels: NDArray[np.int32] = field(init=False)  # cell index of each pixel, or -1
+    ring_mask: NDArray[np.bool_] = field(init=False)  # sheet outside grid and markers
+    bonus_rings: NDArray[np.int32] = field(init=False)  # ring around each bonus icon, or -1
+
+    def __post_init__(self) -> None:
+        g = self.profile.geometry
+        s = self.px_per_mm
+        width, height = (round(g.sheet_mm[0] * s), round(g.sheet_mm[1] * s))
+        labels = np.full((height, width), -1, dtype=np.int32)
+        half = CELL_WINDOW_HALF_MM
+        for row in range(GRID):
+            for col in range(GRID):
+                x, y = g.cell_centre_mm(row, col)
+                labels[
+                    round((y - half) * s) : round((y + half) * s),
+                    round((x - half) * s) : round((x + half) * s),
+                ] = row * GRID + col
+        rings = np.full((height, width), -1, dtype=np.int32)
+        yy, xx = np.mgrid[0:height, 0:width]
+        for cell in self.profile.bonus_kind:
+            x, y = g.cell_centre_mm(cell // GRID, cell % GRID)
+            r = np.hypot(xx / s - x, yy / s - y)
+            rings[(r >= BONUS_RING_MM[0]) & (r <= BONUS_RING_MM[1])] = cell
+        ring = np.ones((height, width), dtype=bool)
+        x0, y0 = g.grid_origin_mm
+        end = g.cell_start_mm(GRID - 1) + g.cell_mm
+        frame = g.wall_mm + 2
+        ring[
+            round((y0 - frame) * s) : round((y0 + end + frame) * s),
+            round((x0 - frame) * s) : round((x0 + end + frame) * s),
+        ] = False
+        m = self.profile.markers
+        reach = m.side_mm / 2 + m.quiet_zone_mm
+        for cx, cy in m.centres_mm.values():
+            ring[
+                max(round((cy - reach) * s), 0) : round((cy + reach) * s),
+                max(round((cx - reach) * s), 0) : round((cx + reach) * s),
+            ] = False
+        set_ = object.__setattr__
+        set_(self, "size_px", (width, height))
+        set_(self, "cell_labels", labels)
+        set_(self, "ring_mask", ring)
+        set_(self, "bonus_rings", rings)
+
+    def to_px(self, x_mm: float, y_mm: float) -> tuple[float, float]:
+        return (x_mm * self.px_per_mm, y_mm * self.px_per_mm)
+
+    def warp(self, frame: NDArray[np.uint8], homography: NDArray[np.float64]) -> NDArray[np.uint8]:
+        """The frame resampled into this view (``homography`` maps mm to frame pixels)."""
+        s = self.px_per_mm
+        to_mm = np.array([[1 / s, 0, 0], [0, 1 / s, 0], [0, 0, 1]], dtype=np.float64)
+        out = cv2.warpPerspective(
+            frame,
+            homography @ to_mm,
+            self.size_px,
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_CONSTANT,
+            borderValue=(0, 0, 0),
+        )
+        return np.asarray(out, dtype=np.uint8)
+
+    def sheet_bands(self) -> list[tuple[slice, slice]]:
+        """Four strips of bare sheet between the markers, for white balance."""
+        g = self.profile.geometry
+        s = self.px_per_mm
+        w, h = g.sheet_mm
+        m = self.profile.markers
+        inset = m.side_mm / 2 + m.quiet_zone_mm + 40  # clear of the markers
+        lo, hi = 8.0, 36.0
+        bands_mm = [
+            (inset, w - inset, lo, hi),
+            (lo, hi, inset, h - inset),
+            (w - hi, w - lo, inset, h - inset),
+            (inset, w - inset, h - hi, h - lo),
+        ]
+        return [
+            (slice(round(y0 * s), round(y1 * s)), slice(round(x0 * s), round(x1 * s)))
+            for x0, x1, y0, y1 in bands_mm
+        ]

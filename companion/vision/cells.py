@@ -1,0 +1,142 @@
+"""Reading the 256 fish cells from classified pixels, abstaining when unsure.
+
+A cell is a colour only when that colour clearly dominates its window; empty only when the
+window is floor except for a printed bonus icon; anything else is ``?``.  Then the tile
+constraint is applied per 2 x 2 slot: a slot is either four empty cells or one tile whose
+colour is strictly predominant.  A slot that breaks this has a misread cell somewhere, so all
+its cells become ``?``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.boards import GRID, BoardProfile
+from companion.vision.colour import PixelClass
+
+N_CLASSES = len(PixelClass)
+CELLS = GRID * GRID
+SPECIES_ORDER = "BGYR"
+
+
+@dataclass(frozen=True)
+class CellRules:
+    """Thresholds on the fractions of a cell window's pixels."""
+
+    colour_min: float = 0.6  # the cell's colour covers at least this much
+    bonus_colour_min: float = 0.85  # ... more on a bonus cell printed in that colour
+    colour_ratio: float = 4.0  # ... and this many times the next colour
+    empty_min: float = 0.6  # floor covers at least this much of an empty cell
+    stray_max: float = 0.1  # colour allowed on a plain empty cell (a leaning piece's edge)
+    empty_unknown_max: float = 0.35  # shading on bare floor
+    unknown_max: float = 0.25  # skin, glare edges, shadows of pieces
+    # An empty bonus cell shows its printed icon (a fish of its species, or a star for the
+    # joker, read as yellow): that colour may cover this much, the floor the rest.
+    bonus_icon_max: float = 0.45
+    bonus_ring_floor_min: float = 0.75
+    bonus_ring_stray_max: float = 0.12
+
+
+def class_fractions(
+    classes: NDArray[np.uint8], cell_labels: NDArray[np.int32]
+) -> NDArray[np.float64]:
+    """Fraction of each pixel class in each cell window (256 x classes)."""
+    inside = cell_labels >= 0
+    keys = cell_labels[inside].astype(np.int64) * N_CLASSES + classes[inside]
+    counts = np.bincount(keys, minlength=CELLS * N_CLASSES).reshape(CELLS, N_CLASSES)
+    totals = np.maximum(counts.sum(axis=1, keepdims=True), 1)
+    return np.asarray(counts / totals, dtype=np.float64)
+
+
+def read_cells(
+    fractions: NDArray[np.float64],
+    rules: CellRules,
+    bonus_kind: dict[int, str],
+    rings: NDArray[np.float64] | None = None,
+) -> list[str]:
+    """One character per cell from its class fractions, before the tile constraint.
+
+    ``rings`` holds the class fractions of a ring around each bonus cell's printed icon:
+    an empty bonus cell shows bare floor there, a tile (even washed out by glare) does not.
+    """
+    out: list[str] = []
+    species = fractions[:, PixelClass.B : PixelClass.R + 1]
+    unknown = fractions[:, PixelClass.UNKNOWN] + fractions[:, PixelClass.DARK]
+    neutral = fractions[:, PixelClass.NEUTRAL]
+    order = np.argsort(-species, axis=1)
+    for i in range(CELLS):
+        best, second = species[i, order[i, 0]], species[i, order[i, 1]]
+        letter = SPECIES_ORDER[order[i, 0]]
+        need = rules.bonus_colour_min if bonus_kind.get(i) == letter else rules.colour_min
+        if best >= need and best >= rules.colour_ratio * second and unknown[i] <= rules.unknown_max:
+            out.append(letter)
+        elif (
+            i not in bonus_kind
+            and neutral[i] >= rules.empty_min
+            and species[i].sum() <= rules.stray_max
+            and unknown[i] <= rules.empty_unknown_max
+        ) or (rings is not None and _empty_bonus(fractions[i], rings[i], bonus_kind.get(i), rules)):
+            out.append(".")
+        else:
+            out.append("?")
+    return out
+
+
+def _empty_bonus(
+    fractions: NDArray[np.float64],
+    ring: NDArray[np.float64],
+    kind: str | None,
+    rules: CellRules,
+) -> bool:
+    """An empty bonus cell: bare floor (and the icon's printed circle) around the icon."""
+    if kind is None:
+        return False
+    icon = "Y" if kind == "J" else kind
+    others = [k for k in SPECIES_ORDER if k != icon]
+    floor_around = (
+        ring[PixelClass.NEUTRAL] + ring[PixelClass[icon]] >= rules.bonus_ring_floor_min
+    ) or (
+        fractions[PixelClass.NEUTRAL] >= rules.empty_min
+        and fractions[PixelClass.UNKNOWN] + fractions[PixelClass.DARK] <= rules.empty_unknown_max
+    )
+    return bool(
+        floor_around
+        and max(ring[PixelClass[k]] for k in others) <= rules.bonus_ring_stray_max
+        and fractions[PixelClass[icon]] <= rules.bonus_icon_max
+        and max(fractions[PixelClass[k]] for k in others) <= 0.03
+    )
+
+
+def apply_tile_constraint(cells: list[str], profile: BoardProfile) -> list[str]:
+    """Cells of any 2 x 2 slot that cannot be a real tile (or an empty slot) become ``?``."""
+    out = list(cells)
+    missing = [i for i, v in enumerate(profile.vat_of_cell) if v is None]
+    for i in missing:
+        out[i] = "."
+    for slots in profile.vat_slots.values():
+        for slot in slots:
+            chars = [out[i] for i in slot]
+            if not _slot_possible(chars):
+                for i in slot:
+                    out[i] = "?"
+    return out
+
+
+def _slot_possible(chars: list[str]) -> bool:
+    """Could a real slot look like this, reading ``?`` as any character?"""
+    known = [c for c in chars if c != "?"]
+    if not known:
+        return True
+    if "." in known:
+        # An empty slot: every readable cell must be empty, and at least one cell is empty
+        # means no tile lies there.
+        return all(c == "." for c in known)
+    unknowns = len(chars) - len(known)
+    counts = sorted((known.count(c) for c in set(known)), reverse=True)
+    # The unknown cells can be filled to favour the leading colour.
+    lead = counts[0] + unknowns
+    runner = counts[1] if len(counts) > 1 else 0
+    return lead > runner

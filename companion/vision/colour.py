@@ -1,0 +1,222 @@
+# mypy: disable-error-code="arg-type,assignment,no-any-return,union-attr,return-value"
+# mypy: disable-error-code="list-item,call-overload"
+"""Colour classes of board pixels, robust to the light's colour and to shading.
+
+Pixels are first white-balanced against the printed sheet seen in the same frame, then
+classified by their Lab chroma only (brightness is ignored, so shadows and gradients do not
+matter): close to the vat floor's chroma is *neutral*; far from it, in the hue sector of one
+species, is that species; everything else (skin, glare on the edge of a colour, mixtures
+along blurred edges) is *unknown*.  A pixel between two classes is never forced into one.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.boards import SPECIES, BoardProfile
+
+
+class PixelClass(IntEnum):
+    NEUTRAL = 0
+    B = 1
+    G = 2
+    Y = 3
+    R = 4
+    UNKNOWN = 5
+    DARK = 6
+
+
+SPECIES_CLASS = {letter: PixelClass[letter] for letter in SPECIES}
+# Chroma distance (Lab units) from the floor within which a pixel is neutral.
+NEUTRAL_RADIUS = 7.0
+# Minimum chroma distance from the floor for a species pixel (yellow shares the floor's hue,
+# so it needs a larger step along the same direction).
+SPECIES_MIN_DISTANCE = 11.0
+YELLOW_MIN_DISTANCE = 14.0
+# Minimum chroma of any species pixel: greys and whites (glare, shadows) have a noisy hue.
+SPECIES_MIN_CHROMA = 12.0
+# Half-width of a species' hue sector is the gap to its neighbour minus this margin (degrees).
+HUE_MARGIN_DEG = 9.0
+MAX_HALF_SECTOR_DEG = 30.0
+DARK_L = 30  # 8-bit Lab lightness below which chroma is noise
+# Near white, a clipped sensor channel bends the hue (glare on the floor turns greenish):
+# above this lightness a species pixel needs real chroma.
+BRIGHT_L = 225
+BRIGHT_MIN_CHROMA = 24.0
+BRIGHT_NEUTRAL_RADIUS = 13.0
+# Skin (a hand or arm): light, moderately saturated, between red and yellow.  Pale red
+# tiles share this colour; only the shape of the region tells a hand apart.
+SKIN_CHROMA = (12.0, 45.0)
+SKIN_HUE_DEG = (15.0, 75.0)
+SKIN_MIN_L = 150
+SHADED_SKIN_MIN_CHROMA = 20.0
+SHADED_SKIN_MAX_CHROMA = 50.0
+
+
+def hex_to_bgr(text: str) -> tuple[int, int, int]:
+    return (int(text[5:7], 16), int(text[3:5], 16), int(text[1:3], 16))
+
+
+def bgr_to_ab(bgr: tuple[float, float, float]) -> tuple[float, float]:
+    """Lab (a, b) of one BGR colour, in OpenCV's 8-bit Lab units with 128 removed."""
+    px = np.array([[bgr]], dtype=np.float32) / 255.0
+    lab = cv2.cvtColor(px, cv2.COLOR_BGR2Lab)[0, 0]
+    return (float(lab[1]), float(lab[2]))
+
+
+@dataclass(frozen=True)
+class ColourModel:
+    """Reference colours: the sheet (for white balance), floor and species chroma."""
+
+    sheet_bgr: tuple[float, float, float]
+    floor_ab: tuple[float, float]
+    species_ab: dict[str, tuple[float, float]]
+
+    @classmethod
+    def from_profile(cls, profile: BoardProfile) -> ColourModel:
+        """The profile's calibration when present, else its printed colours."""
+        cal = profile.calibration
+        if cal is not None and "sheet_bgr" in cal:
+            return cls.from_dict(cal)
+        colours = profile.colours
+        return cls(
+            sheet_bgr=tuple(float(v) for v in hex_to_bgr(colours.sheet)),
+            floor_ab=bgr_to_ab(hex_to_bgr(colours.vat_floor)),
+            species_ab={k: bgr_to_ab(hex_to_bgr(colours.species[k])) for k in SPECIES},
+        )
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ColourModel:
+        sheet = data["sheet_bgr"]
+        floor = data["floor_ab"]
+        species = data["species_ab"]
+        return cls(
+            sheet_bgr=(float(sheet[0]), float(sheet[1]), float(sheet[2])),
+            floor_ab=(float(floor[0]), float(floor[1])),
+            species_ab={k: (float(species[k][0]), float(species[k][1])) for k in SPECIES},
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "sheet_bgr": [round(v, 1) for v in self.sheet_bgr],
+            "floor_ab": [round(v, 2) for v in self.floor_ab],
+            "species_ab": {k: [round(v, 2) for v in ab] for k, ab in self.species_ab.items()},
+        }
+
+    def lookup_table(self) -> NDArray[np.uint8]:
+        """Class of every (lightness band, a, b): shape 4 x 256 x 256.
+
+        Bit 7 flags lit skin, bit 6 skin lit or shaded; the low bits hold the class.
+
+        Lightness bands: too dark for colour, normal, light (where skin lives), very bright
+        (where a clipped channel bends the hue, so species need real chroma).
+        """
+        fa, fb = self.floor_ab
+        sa, sb = bgr_to_ab(self.sheet_bgr)
+        grid = np.arange(256, dtype=np.float32) - 128.0
+        a, b = np.meshgrid(grid, grid, indexing="ij")
+        dist = np.hypot(a - fa, b - fb)
+        # Neutral: near the segment from the floor's chroma to the sheet's (the print's
+        # beige family, walls included).
+        seg_a, seg_b = sa - fa, sb - fb
+        seg_len2 = max(seg_a * seg_a + seg_b * seg_b, 1e-6)
+        t = np.clip(((a - fa) * seg_a + (b - fb) * seg_b) / seg_len2, 0.0, 1.0)
+        neutral_dist = np.hypot(a - fa - t * seg_a, b - fb - t * seg_b)
+        hue = np.degrees(np.arctan2(b, a))
+        table = np.full((256, 256), PixelClass.UNKNOWN, dtype=np.uint8)
+        angles = {k: math.degrees(math.atan2(v[1], v[0])) for k, v in self.species_ab.items()}
+        floor_chroma = math.hypot(fa, fb)
+        chroma = np.hypot(a, b)
+        for letter, angle in angles.items():
+            gaps = [abs(_angle_diff(angle, other)) for k, other in angles.items() if k != letter]
+            half = min(min(gaps) / 2 - HUE_MARGIN_DEG, MAX_HALF_SECTOR_DEG)
+            inside = np.abs(_angle_diff_array(hue, angle)) <= half
+            need = YELLOW_MIN_DISTANCE if letter == "Y" else SPECIES_MIN_DISTANCE
+            inside &= (dist >= need) & (neutral_dist >= need) & (chroma >= SPECIES_MIN_CHROMA)
+            if letter == "Y":
+                # Yellow lies along the floor's own hue: demand more chroma than the sheet.
+                inside &= chroma >= max(floor_chroma, math.hypot(sa, sb)) + need
+            table[inside] = SPECIES_CLASS[letter]
+        neutral = neutral_dist <= NEUTRAL_RADIUS
+        table[neutral] = PixelClass.NEUTRAL
+        bright = table.copy()
+        is_species = (table >= PixelClass.B) & (table <= PixelClass.R)
+        bright[is_species & (chroma < BRIGHT_MIN_CHROMA)] = PixelClass.UNKNOWN
+        # A bright sheet or floor whose red channel clipped drifts towards green: still
+        # neutral, but only in the sector between yellow and green (pale tiles keep their
+        # own hue and stay unknown).
+        drift = (neutral_dist <= BRIGHT_NEUTRAL_RADIUS) & (hue >= 88.0) & (hue <= 125.0)
+        bright[drift & (bright == PixelClass.UNKNOWN)] = PixelClass.NEUTRAL
+        # The same drift bends a bright, clearly saturated yellow towards green.
+        y_angle = angles["Y"]
+        y_drift = (_angle_diff_array(hue, y_angle) > 0) & (_angle_diff_array(hue, y_angle) <= 28.0)
+        y_drift &= chroma >= max(floor_chroma, math.hypot(sa, sb)) + YELLOW_MIN_DISTANCE
+        bright[y_drift & (bright == PixelClass.UNKNOWN)] = PixelClass.Y
+        skin = (
+            (chroma >= SKIN_CHROMA[0])
+            & (chroma <= SKIN_CHROMA[1])
+            & (hue >= SKIN_HUE_DEG[0])
+            & (hue <= SKIN_HUE_DEG[1])
+            & ~neutral
+        )
+        # Skin in the shade of the hand itself: darker and a little more saturated, close
+        # to a red tile, so it only extends a hand already found, never starts one.
+        shaded = (
+            (chroma >= SHADED_SKIN_MIN_CHROMA)
+            & (chroma <= SHADED_SKIN_MAX_CHROMA)
+            & (hue >= SKIN_HUE_DEG[0])
+            & (hue <= SKIN_HUE_DEG[1])
+            & ~neutral
+        )
+        both = (skin.astype(np.uint8) << 7) | (skin.astype(np.uint8) << 6)
+        light = table | both
+        bright = bright | both
+        normal = table | (shaded.astype(np.uint8) << 6)
+        dark = np.full_like(table, PixelClass.DARK)
+        return np.stack([dark, normal, light, bright])
+
+
+def _angle_diff(a: float, b: float) -> float:
+    return (a - b + 180.0) % 360.0 - 180.0
+
+
+def _angle_diff_array(a: NDArray[np.float32], b: float) -> NDArray[np.float32]:
+    return np.asarray((a - b + 180.0) % 360.0 - 180.0, dtype=np.float32)
+
+
+def white_balance(
+    image: NDArray[np.uint8], observed_sheet: NDArray[np.float64], model: ColourModel
+) -> NDArray[np.uint8]:
+    """Scales each channel so the sheet seen in this frame takes its reference colour."""
+    gains = np.asarray(model.sheet_bgr) / np.maximum(observed_sheet, 1.0)
+    return np.asarray(cv2.transform(image, np.diag(gains)), dtype=np.uint8)
+
+
+def _lightness_bands() -> NDArray[np.int32]:
+    levels = np.arange(256)
+    bands = np.ones(256, np.int32)
+    bands[levels < DARK_L] = 0
+    bands[levels >= SKIN_MIN_L] = 2
+    bands[levels >= BRIGHT_L] = 3
+    return bands << 16
+
+
+_BANDS = _lightness_bands()
+
+
+def classify(
+    lab: NDArray[np.uint8], table: NDArray[np.uint8]
+) -> tuple[NDArray[np.uint8], NDArray[np.bool_], NDArray[np.bool_]]:
+    """Per pixel of an 8-bit Lab image: its class, lit skin, and skin lit or shaded."""
+    key = _BANDS[lab[..., 0]]
+    key |= lab[..., 1].astype(np.int32) << 8
+    key |= lab[..., 2]
+    flagged = table.ravel().take(key)
+    return flagged & 0x3F, flagged >= 0x80, (flagged & 0x40) > 0

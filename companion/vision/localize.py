@@ -1,0 +1,183 @@
+# mypy: disable-error-code="arg-type,assignment,no-any-return,union-attr,return-value"
+# mypy: disable-error-code="list-item,call-overload"
+"""Finding the board in a camera frame: ArUco markers to a board-plane homography.
+
+The four markers printed at the sheet corners give sixteen image points with known board
+coordinates (millimetres).  Three markers are enough; with fewer, the last good homography is
+reused as long as the markers still visible have not moved, so a hand covering two corners
+does not lose the board while the camera is still.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.boards import BoardProfile
+
+MIN_MARKERS = 3
+# A marker corner that moved further than this (pixels) means the camera moved.
+STILL_TOLERANCE_PX = 3.0
+# Detection runs on a half-size image first; small or blurred markers get larger passes.
+SCALES = (0.5, 0.75, 1.0)
+
+FloatArray = NDArray[np.float64]
+
+
+class BoardNotFound(Exception):
+    """The frame does not show enough of the board's markers to locate it."""
+
+
+@dataclass(frozen=True)
+class Localization:
+    """Where the board is: ``homography`` maps board millimetres to image pixels."""
+
+    homography: FloatArray
+    marker_ids: tuple[int, ...]
+    reused: bool  # True when the last good homography stood in for missing markers
+
+    def to_image(self, points_mm: FloatArray) -> FloatArray:
+        pts = np.asarray(points_mm, dtype=np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(pts, self.homography).reshape(-1, 2)
+
+
+def _dictionary(name: str) -> cv2.aruco.Dictionary:
+    code = getattr(cv2.aruco, name, None)
+    if not isinstance(code, int):
+        raise ValueError(f"unknown ArUco dictionary {name!r}")
+    return cv2.aruco.getPredefinedDictionary(code)
+
+
+class BoardLocator:
+    """Detects the profile's markers and keeps the last good homography."""
+
+    def __init__(self, profile: BoardProfile) -> None:
+        layout = profile.markers
+        self._detector = cv2.aruco.ArucoDetector(
+            _dictionary(layout.dictionary), cv2.aruco.DetectorParameters()
+        )
+        half = layout.side_mm / 2
+        offsets = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
+        self._corners_mm: dict[int, FloatArray] = {
+            mid: np.asarray(centre, dtype=np.float64) + offsets
+            for mid, centre in layout.centres_mm.items()
+        }
+        self._last: Localization | None = None
+
+    def reset(self) -> None:
+        """Forgets the last good homography (the camera was moved on purpose)."""
+        self._last = None
+
+    def detect(self, gray: NDArray[np.uint8]) -> dict[int, FloatArray]:
+        """Image corners (4 x 2, pixels) of each of this board's markers found in ``gray``."""
+        found: dict[int, FloatArray] = {}
+        for scale in SCALES:
+            image = (
+                gray
+                if scale == 1.0
+                else cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+            )
+            found = self._markers(image, 1 / scale) | found
+            if len(found) == len(self._corners_mm):
+                break
+        return found
+
+    def _markers(self, gray: NDArray[np.uint8], scale: float) -> dict[int, FloatArray]:
+        corners, ids, _ = self._detector.detectMarkers(gray)
+        found: dict[int, FloatArray] = {}
+        if ids is None:
+            return found
+        for quad, mid in zip(corners, ids.ravel(), strict=True):
+            key = int(mid)
+            if key in self._corners_mm and key not in found:
+                found[key] = quad.reshape(4, 2).astype(np.float64) * scale
+        return found
+
+    def locate(self, gray: NDArray[np.uint8]) -> Localization:
+        """The board's homography in this frame, or :class:`BoardNotFound` saying why."""
+        found = self.detect(gray)
+        if len(found) >= MIN_MARKERS:
+            src = np.concatenate([self._corners_mm[m] for m in sorted(found)])
+            dst = np.concatenate([found[m] for m in sorted(found)])
+            homography, _ = cv2.findHomography(src, dst, 0)
+            if homography is not None and _sane(homography):
+                self._last = Localization(homography, tuple(sorted(found)), reused=False)
+                return self._last
+        last = self._last
+        if last is not None and found and self._still(last, found):
+            return Localization(last.homography, tuple(sorted(found)), reused=True)
+        total = len(self._corners_mm)
+        if not found:
+            raise BoardNotFound(f"board not found: none of its {total} markers is visible")
+        raise BoardNotFound(
+            f"board not found: only {len(found)} of its {total} markers visible "
+            f"(ids {', '.join(map(str, sorted(found)))}; at least {MIN_MARKERS} needed)"
+        )
+
+    def _still(self, last: Localization, found: dict[int, FloatArray]) -> bool:
+        for mid, quad in found.items():
+            expected = last.to_image(self._corners_mm[mid])
+            if float(np.max(np.linalg.norm(expected - quad, axis=1))) > STILL_TOLERANCE_PX:
+                return False
+        return True
+
+
+def _sane(homography: FloatArray) -> bool:
+    """Rejects degenerate fits (mirrored or collapsed boards)."""
+    det = float(np.linalg.det(homography[:2, :2]))
+    return bool(np.isfinite(homography).all()) and det > 1e-9
+
+
+@dataclass(frozen=True)
+class CameraPose:
+    """Camera centre over the board: ground point (mm) and height above the sheet (mm)."""
+
+    ground_mm: tuple[float, float]
+    height_mm: float
+
+    def lean(self, point_mm: tuple[float, float], height_mm: float) -> tuple[float, float]:
+        """Where, on the board plane, a point ``height_mm`` above ``point_mm`` appears.
+
+        Returned as the displacement from ``point_mm`` (mm): standing pieces look as if
+        they lean away from the camera's ground point.
+        """
+        k = height_mm / max(self.height_mm - height_mm, 1.0)
+        return ((point_mm[0] - self.ground_mm[0]) * k, (point_mm[1] - self.ground_mm[1]) * k)
+
+
+def estimate_pose(homography: FloatArray, image_size: tuple[int, int]) -> CameraPose:
+    """Camera centre from a plane homography, principal point at the image centre.
+
+    The focal length follows from the two rotation constraints when the view is tilted; a
+    nearly straight-down view leaves it undetermined, so a typical wide lens is assumed (the
+    lean of pieces is then small anyway).
+    """
+    width, height = image_size
+    shift = np.array([[1, 0, -width / 2], [0, 1, -height / 2], [0, 0, 1]], dtype=np.float64)
+    h = shift @ homography
+    h1, h2 = h[:, 0], h[:, 1]
+    candidates = []
+    den1 = h1[2] * h2[2]
+    den2 = h1[2] ** 2 - h2[2] ** 2
+    for num, den in (
+        (-(h1[0] * h2[0] + h1[1] * h2[1]), den1),
+        (-(h1[0] ** 2 + h1[1] ** 2 - h2[0] ** 2 - h2[1] ** 2), den2),
+    ):
+        if abs(den) > 1e-12:
+            candidates.append((abs(den), num / den))
+    focal = 0.9 * max(width, height)
+    if candidates:
+        _, f2 = max(candidates)
+        if f2 > 0 and 0.3 * max(width, height) < np.sqrt(f2) < 4 * max(width, height):
+            focal = float(np.sqrt(f2))
+    k_inv = np.diag([1 / focal, 1 / focal, 1.0])
+    m = k_inv @ h
+    scale = 2.0 / (np.linalg.norm(m[:, 0]) + np.linalg.norm(m[:, 1]))
+    r1, r2, t = m[:, 0] * scale, m[:, 1] * scale, m[:, 2] * scale
+    r3 = np.cross(r1, r2)
+    rot = np.stack([r1, r2, r3], axis=1)
+    centre = -rot.T @ t
+    return CameraPose((float(centre[0]), float(centre[1])), float(abs(centre[2])))

@@ -1,0 +1,82 @@
+# mypy: disable-error-code="arg-type,assignment,no-any-return"
+"""Finding a hand (or arm, or anything foreign) over the board.
+
+An arm always reaches in from outside, so it crosses the bare sheet around the grid.  There
+it shows as a large patch that is neither sheet nor a saturated piece colour.  From that
+patch the foreign region is grown into the grid through every pixel that is not clearly
+floor, and widened by a safety margin for blur and soft edges.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.vision.canonical import CanonicalLayout
+
+# Smallest foreign patch on the bare sheet taken as a hand (mm²); a leaning dominus covers
+# far less of the sheet outside the worker strips.
+HAND_MIN_AREA_MM2 = 250.0
+HAND_MARGIN_MM = 8.0
+HAND_MIN_WIDTH_MM = 12.0
+ARM_MIN_WIDTH_MM = 24.0
+# Connected regions are found on a view reduced by this factor (a hand is large).
+REDUCE = 2
+
+
+def hand_mask(
+    skin: NDArray[np.bool_],
+    skin_any: NDArray[np.bool_],
+    unknown: NDArray[np.bool_],
+    layout: CanonicalLayout,
+) -> NDArray[np.bool_] | None:
+    """The region covered by a hand, or ``None`` when no hand reaches over the board.
+
+    ``skin`` marks lit skin-coloured pixels of the canonical view (a hand is found from
+    these); the region grows through ``skin_any`` (skin lit or shaded) and ``unknown``
+    (glare on the skin, blurred edges).
+    """
+    s = layout.px_per_mm / REDUCE
+    small = skin[::REDUCE, ::REDUCE].astype(np.uint8)
+    ring = small & layout.ring_mask[::REDUCE, ::REDUCE]
+    ring = cv2.morphologyEx(ring, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(ring, connectivity=8)
+    min_px = HAND_MIN_AREA_MM2 * s * s
+    seeds = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= min_px]
+    if not seeds:
+        return None
+    grow = (skin_any | unknown)[::REDUCE, ::REDUCE].astype(np.uint8)
+    grow = cv2.morphologyEx(grow, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    # A hand is broad; the board's walls and pieces near it are narrow: an opening keeps
+    # the region from running along a wall lit by the skin's warm light.
+    width = max(int(HAND_MIN_WIDTH_MM * s), 1) | 1
+    grow = cv2.morphologyEx(
+        grow, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width))
+    )
+    _, labels2 = cv2.connectedComponents(grow, connectivity=8)
+    keep = np.unique(labels2[np.isin(labels, seeds)])
+    if not np.any(keep > 0):
+        # The hand's patch on the sheet is real but thin: cover it alone.
+        keep = np.array([0])
+        region = np.isin(labels, seeds).astype(np.uint8)
+    else:
+        region = np.zeros_like(small)
+    keep = keep[keep > 0]
+    region |= np.isin(labels2, keep).astype(np.uint8)
+    # Glare on the skin, or skin too saturated to tell from a red tile, leaves holes: the
+    # region is closed to its convex hull, since an arm and hand are nearly convex.
+    # Only the broad body of the arm is hulled, so that shaded floor clinging to its side
+    # does not stretch the hull across the board.
+    size = max(int(ARM_MIN_WIDTH_MM * s), 1) | 1
+    body = cv2.morphologyEx(
+        region, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
+    )
+    contours, _ = cv2.findContours(body, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    for contour in contours:
+        cv2.fillConvexPoly(region, cv2.convexHull(contour), 1)
+    margin = max(int(HAND_MARGIN_MM * s), 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * margin + 1, 2 * margin + 1))
+    region = cv2.dilate(region, kernel)
+    full = cv2.resize(region, (skin.shape[1], skin.shape[0]), interpolation=cv2.INTER_NEAREST)
+    return np.asarray(full > 0, dtype=bool)

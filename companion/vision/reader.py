@@ -1,0 +1,153 @@
+# mypy: disable-error-code="arg-type,assignment,no-any-return,union-attr,return-value"
+# mypy: disable-error-code="list-item,call-overload"
+"""``BoardReader``: one camera frame in, one board reading (or a reason) out."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.boards import GRID, BoardProfile
+from companion.games.garum.state import BoardState
+from companion.vision.canonical import CanonicalLayout
+from companion.vision.cells import CellRules, apply_tile_constraint, class_fractions, read_cells
+from companion.vision.colour import (
+    ColourModel,
+    PixelClass,
+    bgr_to_ab,
+    classify,
+    white_balance,
+)
+from companion.vision.localize import BoardLocator, BoardNotFound, estimate_pose
+from companion.vision.occlusion import hand_mask
+from companion.vision.workers import WorkerRules, read_workers
+
+CLIPPED = 250
+SKIN_SATURATION_MAX = 0.6
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What one frame showed: a state, or an error saying why there is none."""
+
+    state: BoardState | None
+    error: str | None = None
+    occluded: bool = False
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    markers: tuple[int, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.state is not None
+
+
+class BoardReader:
+    """Reads frames of one board; keeps the last good homography between frames."""
+
+    def __init__(self, profile: BoardProfile) -> None:
+        self.profile = profile
+        self.layout = CanonicalLayout(profile)
+        self.colours = ColourModel.from_profile(profile)
+        self._table = self.colours.lookup_table()
+        self._sheet_ab = bgr_to_ab(self.colours.sheet_bgr)
+        self._locator = BoardLocator(profile)
+        self.cell_rules = CellRules()
+        self.worker_rules = WorkerRules()
+
+    def read(self, frame_bgr: NDArray[np.uint8]) -> Reading:
+        """Reads one BGR frame (any size) into a :class:`Reading`."""
+        t0 = time.perf_counter()
+        if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
+            return Reading(None, error="frame is not a 3-channel BGR image")
+        gray = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
+        try:
+            loc = self._locator.locate(gray)
+        except BoardNotFound as exc:
+            return Reading(None, error=str(exc), timings_ms={"total": _ms(t0)})
+        t1 = time.perf_counter()
+        height, width = gray.shape
+        pose = estimate_pose(loc.homography, (width, height))
+        view = self.layout.warp(frame_bgr, loc.homography)
+        sheet = observed_sheet(view, self.layout)
+        balanced = white_balance(view, sheet, self.colours)
+        lab = cv2.cvtColor(balanced, cv2.COLOR_BGR2Lab)
+        classes, skin, skin_any = classify(lab, self._table)
+        t2 = time.perf_counter()
+        hand = hand_mask(skin, skin_any, classes == PixelClass.UNKNOWN, self.layout)
+        fractions = class_fractions(classes, self.layout.cell_labels)
+        rings = class_fractions(classes, self.layout.bonus_rings)
+        cells = read_cells(fractions, self.cell_rules, self.profile.bonus_kind, rings)
+        if hand is not None:
+            hidden = np.unique(self.layout.cell_labels[hand & (self.layout.cell_labels >= 0)])
+            for i in hidden:
+                cells[int(i)] = "?"
+            for i in skin_toned_red(lab, classes, self.layout.cell_labels):
+                cells[i] = "?"
+        cells = apply_tile_constraint(cells, self.profile)
+        workers = read_workers(
+            classes, lab, self.layout, pose, self.worker_rules, self._sheet_ab, hand
+        )
+        t3 = time.perf_counter()
+        state = BoardState("".join(cells), tuple(w.code for w in workers))
+        return Reading(
+            state,
+            occluded=hand is not None,
+            markers=loc.marker_ids,
+            timings_ms={
+                "locate": (t1 - t0) * 1000,
+                "classify": (t2 - t1) * 1000,
+                "read": (t3 - t2) * 1000,
+                "total": (t3 - t0) * 1000,
+            },
+        )
+
+
+def observed_sheet(view: NDArray[np.uint8], layout: CanonicalLayout) -> NDArray[np.float64]:
+    """The sheet's colour in this frame: median over four bare strips, robust to a hand."""
+    medians = [
+        _unclipped_median(view[rows, cols].reshape(-1, 3)) for rows, cols in layout.sheet_bands()
+    ]
+    return np.asarray(np.median(np.array(medians), axis=0), dtype=np.float64)
+
+
+def skin_toned_red(
+    lab: NDArray[np.uint8], classes: NDArray[np.uint8], cell_labels: NDArray[np.int32]
+) -> list[int]:
+    """Cells whose red is as pale as skin: with a hand in view, part of it may be unseen.
+
+    A red tile is far more saturated (chroma for its lightness) than skin, lit or shaded;
+    only tiles washed out by glare come close, and those are given up while a hand is over
+    the board.
+    """
+    red = (classes == PixelClass.R) & (cell_labels >= 0)
+    ys, xs = np.nonzero(red)
+    if len(xs) == 0:
+        return []
+    px = lab[ys, xs].astype(np.float32)
+    chroma = np.hypot(px[:, 1] - 128.0, px[:, 2] - 128.0)
+    saturation = chroma / np.maximum(px[:, 0] * (100.0 / 255.0), 1.0)
+    cells = cell_labels[ys, xs]
+    out = []
+    for cell in np.unique(cells):
+        if float(np.median(saturation[cells == cell])) < SKIN_SATURATION_MAX:
+            out.append(int(cell))
+    return out
+
+
+def _unclipped_median(pixels: NDArray[np.uint8]) -> NDArray[np.float64]:
+    """Median colour, ignoring pixels with a channel at the sensor's limit when possible."""
+    pixels = pixels[::3]
+    clear = pixels[pixels.max(axis=1) < CLIPPED]
+    chosen = clear if len(clear) >= 0.2 * len(pixels) else pixels
+    return np.asarray(np.median(chosen, axis=0), dtype=np.float64)
+
+
+def _ms(start: float) -> float:
+    return (time.perf_counter() - start) * 1000
+
+
+__all__ = ["GRID", "BoardReader", "Reading", "observed_sheet"]

@@ -1,0 +1,620 @@
+# mypy: disable-error-code="arg-type,assignment,no-any-return,union-attr,return-value"
+# mypy: disable-error-code="list-item,call-overload"
+"""A synthetic camera: the reference board photographed from a random pose.
+
+Used by the tests, the benchmark and the demo camera.  Everything comes from a seed, so a
+frame is reproducible.  The scene: the printed sheet (markers, worker circles, vats, bonus
+icons), tiles a little offset and rotated in their slots with a fish icon per cell in a
+lighter or darker shade, standing meeples drawn as extruded silhouettes in true perspective,
+an optional arm reaching over the board with its shadow, then light colour (2700-6500 K),
+gradients, soft shadows, a glare spot, blur, sensor noise and JPEG.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.boards import GRID, BoardProfile
+from companion.games.garum.state import BoardState
+from companion.vision.colour import hex_to_bgr
+
+TEXTURE_PX_PER_MM = 2.0
+SKIN_BGR = (150, 180, 235)
+FloatArray = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Shot:
+    """Options of one synthetic photograph."""
+
+    seed: int
+    width: int = 1280
+    height: int = 960
+    hand: bool = False
+    distance_mm: tuple[float, float] = (500.0, 1000.0)
+    max_tilt_deg: float = 35.0
+    kelvin: tuple[float, float] = (2700.0, 6500.0)
+    degrade: bool = True
+
+
+@dataclass(frozen=True)
+class Photo:
+    """A rendered frame with what it shows."""
+
+    image: NDArray[np.uint8]
+    state: BoardState
+    occluded: bool
+    homography: FloatArray  # board mm -> image px
+    meta: dict[str, float] = field(default_factory=dict)
+
+
+def kelvin_to_bgr(kelvin: float) -> tuple[float, float, float]:
+    """Approximate colour of a black body light, normalised to its green channel."""
+    t = kelvin / 100.0
+    red = 255.0 if t <= 66 else 329.7 * (t - 60) ** -0.1332
+    green = 99.47 * math.log(t) - 161.1 if t <= 66 else 288.1 * (t - 60) ** -0.0755
+    blue = 255.0 if t >= 66 else (0.0 if t <= 19 else 138.5 * math.log(t - 10) - 305.0)
+    return (blue / green, 1.0, red / green)
+
+
+class BoardTexture:
+    """The top-down print of the empty board, drawn once per profile."""
+
+    def __init__(self, profile: BoardProfile, px_per_mm: float = TEXTURE_PX_PER_MM) -> None:
+        self.profile = profile
+        self.s = px_per_mm
+        self.image = self._draw()
+
+    def px(self, x_mm: float, y_mm: float) -> tuple[int, int]:
+        return (round(x_mm * self.s), round(y_mm * self.s))
+
+    def _draw(self) -> NDArray[np.uint8]:
+        p = self.profile
+        g = p.geometry
+        s = self.s
+        w, h = round(g.sheet_mm[0] * s), round(g.sheet_mm[1] * s)
+        img = np.empty((h, w, 3), np.uint8)
+        img[:] = hex_to_bgr(p.colours.sheet)
+        wall = hex_to_bgr(p.colours.wall)
+        floor = hex_to_bgr(p.colours.vat_floor)
+        x0, y0 = g.grid_origin_mm
+        end = g.cell_start_mm(GRID - 1) + g.cell_mm
+        cv2.rectangle(
+            img,
+            self.px(x0 - g.wall_mm, y0 - g.wall_mm),
+            self.px(x0 + end + g.wall_mm, y0 + end + g.wall_mm),
+            wall,
+            -1,
+        )
+        for vr in range(4):
+            for vc in range(4):
+                if p.vat_grid[vr][vc] is None:
+                    continue
+                vx = x0 + g.cell_start_mm(vc * 4)
+                vy = y0 + g.cell_start_mm(vr * 4)
+                side = 4 * g.cell_mm
+                cv2.rectangle(img, self.px(vx, vy), self.px(vx + side, vy + side), floor, -1)
+                dash = tuple(int(c * 0.85) for c in floor)
+                for k in (1, 2, 3):
+                    for t in np.arange(0, side, 3.0):
+                        a, b = t, min(t + 1.5, side)
+                        cv2.line(
+                            img,
+                            self.px(vx + a, vy + k * g.cell_mm),
+                            self.px(vx + b, vy + k * g.cell_mm),
+                            dash,
+                            1,
+                        )
+                        cv2.line(
+                            img,
+                            self.px(vx + k * g.cell_mm, vy + a),
+                            self.px(vx + k * g.cell_mm, vy + b),
+                            dash,
+                            1,
+                        )
+        for bonus in p.bonus_cells:
+            cx, cy = g.cell_centre_mm(bonus.row, bonus.col)
+            if bonus.kind == "J":
+                _star(img, self.px(cx, cy), 4.0 * s, (60, 170, 225))
+            else:
+                colour = hex_to_bgr(p.colours.species[bonus.kind])
+                cv2.circle(img, self.px(cx, cy), round(5.5 * s), wall, 1, cv2.LINE_AA)
+                _fish(img, (cx * s, cy * s), 9.0 * s, colour, 0.0)
+        ring = tuple(int(c * 0.7) for c in wall)
+        for line in range(2 * GRID):
+            cx, cy = g.worker_space_centre_mm(line)
+            cv2.circle(
+                img,
+                self.px(cx, cy),
+                round(g.worker_space_diameter_mm / 2 * s),
+                ring,
+                1,
+                cv2.LINE_AA,
+            )
+        m = p.markers
+        dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, m.dictionary))
+        quiet = m.quiet_zone_mm
+        for mid, (cx, cy) in m.centres_mm.items():
+            half = m.side_mm / 2
+            cv2.rectangle(
+                img,
+                self.px(cx - half - quiet, cy - half - quiet),
+                self.px(cx + half + quiet, cy + half + quiet),
+                (250, 250, 250),
+                -1,
+            )
+            side_px = round(m.side_mm * s)
+            marker = cv2.aruco.generateImageMarker(dictionary, mid, side_px)
+            x, y = self.px(cx - half, cy - half)
+            img[y : y + side_px, x : x + side_px] = np.where(marker[..., None] > 0, 250, 20)
+        return img
+
+
+def _star(
+    img: NDArray[np.uint8], centre: tuple[int, int], radius: float, colour: tuple[int, int, int]
+) -> None:
+    pts = []
+    for k in range(10):
+        r = radius if k % 2 == 0 else radius * 0.45
+        a = -math.pi / 2 + k * math.pi / 5
+        pts.append((centre[0] + r * math.cos(a), centre[1] + r * math.sin(a)))
+    cv2.fillPoly(img, [np.round(np.array(pts)).astype(np.int32)], colour, cv2.LINE_AA)
+
+
+def _fish(
+    img: NDArray[np.uint8],
+    centre: tuple[float, float],
+    length: float,
+    colour: tuple[int, int, int],
+    angle_deg: float,
+) -> None:
+    """A fish icon: an ellipse body and a triangular tail."""
+    cx, cy = centre
+    body = cv2.ellipse2Poly(
+        (round(cx), round(cy)),
+        (round(length * 0.36), round(length * 0.16)),
+        round(angle_deg),
+        0,
+        360,
+        15,
+    )
+    cv2.fillPoly(img, [body], colour, cv2.LINE_AA)
+    a = math.radians(angle_deg)
+    ux, uy = math.cos(a), math.sin(a)
+    tail_base = (cx - ux * length * 0.32, cy - uy * length * 0.32)
+    tip = (cx - ux * length * 0.52, cy - uy * length * 0.52)
+    pts = np.array(
+        [
+            tail_base,
+            (tip[0] - uy * length * 0.17, tip[1] + ux * length * 0.17),
+            (tip[0] + uy * length * 0.17, tip[1] - ux * length * 0.17),
+        ]
+    )
+    cv2.fillPoly(img, [np.round(pts).astype(np.int32)], colour, cv2.LINE_AA)
+
+
+def _shade(colour: tuple[int, int, int], factor: float) -> tuple[int, int, int]:
+    """Lighter (factor > 0, towards white) or darker (factor < 0) shade of a colour."""
+    if factor >= 0:
+        return tuple(int(c + (255 - c) * factor) for c in colour)
+    return tuple(int(c * (1 + factor)) for c in colour)
+
+
+def draw_tiles(
+    texture: BoardTexture, state: BoardState, rng: np.random.Generator
+) -> NDArray[np.uint8]:
+    """The board print with a tile in every slot whose cells are coloured in ``state``."""
+    p = texture.profile
+    g = p.geometry
+    s = texture.s
+    img = texture.image.copy()
+    species = {k: hex_to_bgr(v) for k, v in p.colours.species.items()}
+    tile_px = round(g.tile_side_mm * s)
+    for slots in p.vat_slots.values():
+        for slot in slots:
+            chars = [state.cells[i] for i in slot]
+            if all(c == "." for c in chars):
+                continue
+            tile = np.zeros((tile_px, tile_px, 3), np.uint8)
+            half = tile_px // 2
+            for k, ch in enumerate(chars):
+                colour = species.get(ch, (128, 128, 128))
+                x, y = (k % 2) * half, (k // 2) * half
+                tile[y : y + half, x : x + half] = colour
+                shade = _shade(colour, float(rng.choice([0.45, -0.35])))
+                _fish(
+                    tile,
+                    (x + half / 2, y + half / 2),
+                    half * 0.85,
+                    shade,
+                    float(rng.choice([0, 180, 20, -20])),
+                )
+            edge = tuple(int(c * 0.6) for c in species.get(chars[0], (128, 128, 128)))
+            cv2.rectangle(tile, (0, 0), (tile_px - 1, tile_px - 1), edge, 1)
+            top_row, top_col = divmod(slot[0], GRID)
+            cx = g.grid_origin_mm[0] + g.cell_start_mm(top_col) + g.cell_mm
+            cy = g.grid_origin_mm[1] + g.cell_start_mm(top_row) + g.cell_mm
+            cx += float(rng.uniform(-1.2, 1.2))
+            cy += float(rng.uniform(-1.2, 1.2))
+            angle = float(rng.uniform(-2.5, 2.5))
+            pad = tile_px // 2 + 4
+            ox, oy = round(cx * s) - pad, round(cy * s) - pad
+            size = 2 * pad
+            rot = cv2.getRotationMatrix2D((tile_px / 2, tile_px / 2), angle, 1.0)
+            rot[:, 2] += (cx * s - ox - tile_px / 2, cy * s - oy - tile_px / 2)
+            mask = cv2.warpAffine(np.full((tile_px, tile_px), 255, np.uint8), rot, (size, size))
+            warped = cv2.warpAffine(tile, rot, (size, size))
+            alpha = mask[..., None].astype(np.float32) / 255
+            roi = img[oy : oy + size, ox : ox + size]
+            roi[:] = (roi * (1 - alpha) + warped * alpha).astype(np.uint8)
+    return img
+
+
+@dataclass(frozen=True)
+class Camera:
+    """Pinhole camera: ``k`` intrinsics, ``r`` rotation, ``t`` translation (board mm)."""
+
+    k: FloatArray
+    r: FloatArray
+    t: FloatArray
+
+    def project(self, points: FloatArray) -> FloatArray:
+        cam = (self.r @ np.asarray(points, np.float64).T).T + self.t
+        uv = (self.k @ cam.T).T
+        return uv[:, :2] / uv[:, 2:3]
+
+    def depth(self, points: FloatArray) -> FloatArray:
+        return ((self.r @ np.asarray(points, np.float64).T).T + self.t)[:, 2]
+
+    @property
+    def homography(self) -> FloatArray:
+        h = self.k @ np.column_stack([self.r[:, 0], self.r[:, 1], self.t])
+        return np.asarray(h / h[2, 2], dtype=np.float64)
+
+
+def random_camera(profile: BoardProfile, shot: Shot, rng: np.random.Generator) -> Camera:
+    """A pose 50-100 cm from the board, tilted up to 35 degrees, any rotation, board in view."""
+    w, h = profile.geometry.sheet_mm
+    corners = np.array([[0, 0, 0], [w, 0, 0], [w, h, 0], [0, h, 0]], np.float64)
+    for _ in range(200):
+        dist = float(rng.uniform(*shot.distance_mm))
+        tilt = math.radians(float(rng.uniform(0, shot.max_tilt_deg)))
+        azimuth = float(rng.uniform(0, 2 * math.pi))
+        roll = float(rng.uniform(0, 2 * math.pi))
+        target = np.array([w / 2 + rng.uniform(-30, 30), h / 2 + rng.uniform(-30, 30), 0.0])
+        # Board frame: x right, y down, z into the table; the camera sits at negative z.
+        direction = np.array(
+            [
+                math.sin(tilt) * math.cos(azimuth),
+                math.sin(tilt) * math.sin(azimuth),
+                -math.cos(tilt),
+            ]
+        )
+        centre = target + direction * dist
+        forward = (target - centre) / dist
+        up_hint = np.array([math.cos(roll), math.sin(roll), 0.0])
+        right = np.cross(forward, up_hint)
+        if np.linalg.norm(right) < 1e-6:
+            continue
+        right /= np.linalg.norm(right)
+        down = np.cross(forward, right)
+        r = np.stack([right, down, forward])
+        t = -r @ centre
+        fov_scale = float(rng.uniform(0.85, 1.35))
+        focal = fov_scale * shot.width
+        k = np.array([[focal, 0, shot.width / 2], [0, focal, shot.height / 2], [0, 0, 1]])
+        cam = Camera(k, r, t)
+        uv = cam.project(corners)
+        margin = 0.03 * shot.width
+        inside = (uv[:, 0] > margin) & (uv[:, 0] < shot.width - margin)
+        inside &= (uv[:, 1] > margin) & (uv[:, 1] < shot.height - margin)
+        span = np.ptp(uv, axis=0).max()
+        if inside.all() and span > 0.45 * shot.width:
+            return cam
+    raise RuntimeError("no camera pose found that shows the board")
+
+
+def _meeple_outline(width: float, height: float) -> FloatArray:
+    """Front silhouette of a meeple (x across, y up), centred on x = 0, feet at y = 0."""
+    w, h = width / 2, height
+    pts = [
+        (-w * 0.95, 0),
+        (-w * 0.2, 0),
+        (0, h * 0.22),
+        (w * 0.2, 0),
+        (w * 0.95, 0),
+        (w * 0.55, h * 0.5),
+        (w, h * 0.62),
+        (w * 0.85, h * 0.75),
+        (w * 0.3, h * 0.72),
+        (w * 0.38, h * 0.95),
+        (0, h),
+        (-w * 0.38, h * 0.95),
+        (-w * 0.3, h * 0.72),
+        (-w * 0.85, h * 0.75),
+        (-w, h * 0.62),
+        (-w * 0.55, h * 0.5),
+    ]
+    return np.array(pts, np.float64)
+
+
+def draw_meeple(
+    image: NDArray[np.uint8],
+    camera: Camera,
+    base_mm: tuple[float, float],
+    size: tuple[float, float, float],
+    yaw: float,
+    colour: tuple[int, int, int],
+    light: FloatArray,
+) -> None:
+    """An upright meeple (width, height, depth) standing at ``base_mm``, drawn in place."""
+    width, height, depth = size
+    outline = _meeple_outline(width, height)
+    c, s = math.cos(yaw), math.sin(yaw)
+    across = np.array([c, s, 0.0])
+    through = np.array([-s, c, 0.0])
+    up = np.array([0.0, 0.0, -1.0])
+    base = np.array([base_mm[0], base_mm[1], 0.0])
+    front = np.array([base + across * x + up * y + through * depth / 2 for x, y in outline])
+    back = np.array([base + across * x + up * y - through * depth / 2 for x, y in outline])
+    faces: list[tuple[FloatArray, FloatArray]] = [(front, through), (back, -through)]
+    n = len(outline)
+    for i in range(n):
+        j = (i + 1) % n
+        quad = np.array([front[i], front[j], back[j], back[i]])
+        edge = front[j] - front[i]
+        normal = np.cross(edge, through)
+        norm = np.linalg.norm(normal)
+        if norm > 1e-9:
+            faces.append((quad, normal / norm))
+    cam_centre = -camera.r.T @ camera.t
+    drawn = []
+    for poly, normal in faces:
+        centroid = poly.mean(axis=0)
+        if np.dot(normal, cam_centre - centroid) <= 0:
+            continue
+        drawn.append((float(np.linalg.norm(cam_centre - centroid)), poly, normal))
+    drawn.sort(key=lambda item: -item[0])
+    for _, poly, normal in drawn:
+        brightness = 0.55 + 0.45 * max(float(np.dot(normal, -light)), 0.0)
+        shade = tuple(int(min(255, ch * brightness)) for ch in colour)
+        uv = camera.project(poly)
+        cv2.fillPoly(image, [np.round(uv * 4).astype(np.int32)], shade, cv2.LINE_AA, shift=2)
+
+
+def render(
+    profile: BoardProfile, state: BoardState, shot: Shot, camera: Camera | None = None
+) -> Photo:
+    """One photograph of ``state`` on ``profile``'s board, deterministic from ``shot.seed``."""
+    rng = np.random.default_rng(shot.seed)
+    texture = _texture(profile)
+    board = draw_tiles(texture, state, rng)
+    cam = camera or random_camera(profile, shot, rng)
+    s = texture.s
+    to_tex = np.array([[1 / s, 0, 0], [0, 1 / s, 0], [0, 0, 1]])
+    table = _table(shot, rng)
+    hom = cam.homography
+    frame = cv2.warpPerspective(
+        board,
+        hom @ to_tex,
+        (shot.width, shot.height),
+        dst=table,
+        borderMode=cv2.BORDER_TRANSPARENT,
+        flags=cv2.INTER_AREA,
+    )
+    light_dir = np.array([rng.uniform(-0.6, 0.6), rng.uniform(-0.6, 0.6), 1.0])
+    light_dir /= np.linalg.norm(light_dir)
+    illum = _illumination(shot, rng)
+    g = profile.geometry
+    sizes = {
+        "v": (g.vilicus.width_mm, g.vilicus.height_mm, g.vilicus.depth_mm),
+        "d": (g.dominus.width_mm, g.dominus.height_mm, g.dominus.depth_mm),
+    }
+    species = {k: hex_to_bgr(v) for k, v in profile.colours.species.items()}
+    order = sorted(
+        range(len(state.workers)),
+        key=lambda i: -float(cam.depth(np.array([[*g.worker_space_centre_mm(i), 0.0]]))[0]),
+    )
+    for line in order:
+        code = state.workers[line]
+        if code is None or code == "?":
+            continue
+        cx, cy = g.worker_space_centre_mm(line)
+        base = (cx + float(rng.uniform(-1.0, 1.0)), cy + float(rng.uniform(-1.0, 1.0)))
+        _shadow(frame, cam, base, sizes[code[1]], light_dir)
+        draw_meeple(
+            frame,
+            cam,
+            base,
+            sizes[code[1]],
+            float(rng.uniform(0, math.pi)),
+            species[code[0]],
+            light_dir,
+        )
+    occluded = False
+    if shot.hand:
+        occluded = _draw_hand(frame, cam, profile, rng, light_dir)
+    tint = illum[illum.shape[0] // 2, illum.shape[1] // 2] / max(
+        float(illum[illum.shape[0] // 2, illum.shape[1] // 2, 1]), 1e-3
+    )
+    frame = (frame.astype(np.float32) * illum).clip(0, 255)
+    if shot.degrade:
+        frame = _degrade(frame, shot, rng, tint)
+    image = frame.astype(np.uint8)
+    return Photo(image, state, occluded, hom, {"seed": float(shot.seed)})
+
+
+_TEXTURES: dict[int, BoardTexture] = {}
+
+
+def _texture(profile: BoardProfile) -> BoardTexture:
+    key = id(profile)
+    if key not in _TEXTURES:
+        _TEXTURES[key] = BoardTexture(profile)
+    return _TEXTURES[key]
+
+
+def _table(shot: Shot, rng: np.random.Generator) -> NDArray[np.uint8]:
+    base = np.array([60, 95, 140], np.float32) * float(rng.uniform(0.7, 1.2))
+    small = rng.normal(0, 12, (shot.height // 32 + 1, shot.width // 32 + 1, 1)).astype(np.float32)
+    noise = cv2.resize(small, (shot.width, shot.height), interpolation=cv2.INTER_CUBIC)[..., None]
+    return (base + noise).clip(0, 255).astype(np.uint8)
+
+
+def _illumination(shot: Shot, rng: np.random.Generator) -> NDArray[np.float32]:
+    """Light colour, a gradient across the frame and a few soft shadows, as a gain image."""
+    h, w = shot.height, shot.width
+    tint = np.array(kelvin_to_bgr(float(rng.uniform(*shot.kelvin))), np.float32)
+    tint /= float(tint.max())  # auto exposure: the strongest channel is not overdriven
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    angle = rng.uniform(0, 2 * math.pi)
+    ramp = (xx / w - 0.5) * math.cos(angle) + (yy / h - 0.5) * math.sin(angle)
+    gain = float(rng.uniform(0.85, 1.1)) + ramp * float(rng.uniform(0.0, 0.35))
+    for _ in range(int(rng.integers(0, 3))):
+        mask = np.zeros((h, w), np.float32)
+        centre = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
+        axes = (int(rng.uniform(60, 250)), int(rng.uniform(40, 160)))
+        cv2.ellipse(mask, centre, axes, float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
+        mask = cv2.GaussianBlur(mask, (0, 0), float(rng.uniform(15, 40)))
+        gain = gain * (1 - mask * float(rng.uniform(0.15, 0.4)))
+    return (gain[..., None] * tint[None, None, :]).astype(np.float32)
+
+
+def _shadow(
+    frame: NDArray[np.uint8],
+    cam: Camera,
+    base: tuple[float, float],
+    size: tuple[float, float, float],
+    light: FloatArray,
+) -> None:
+    width, height, _ = size
+    offset = light[:2] / max(light[2], 0.3) * height * 0.6
+    pts = np.array(
+        [
+            [base[0] + offset[0] + dx, base[1] + offset[1] + dy, 0.0]
+            for dx, dy in (
+                (-width / 2, -width / 2),
+                (width / 2, -width / 2),
+                (width / 2, width / 2),
+                (-width / 2, width / 2),
+            )
+        ]
+    )
+    uv = cam.project(pts)
+    x0, y0 = np.floor(uv.min(axis=0)).astype(int) - 12
+    x1, y1 = np.ceil(uv.max(axis=0)).astype(int) + 12
+    x0, y0 = max(x0, 0), max(y0, 0)
+    x1, y1 = min(x1, frame.shape[1]), min(y1, frame.shape[0])
+    if x1 <= x0 or y1 <= y0:
+        return
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillPoly(mask, [np.round(uv - (x0, y0)).astype(np.int32)], 255)
+    mask = cv2.GaussianBlur(mask, (0, 0), 3)
+    roi = frame[y0:y1, x0:x1]
+    roi[:] = (roi * (1 - mask[..., None] / 255.0 * 0.35)).astype(np.uint8)
+
+
+def _draw_hand(
+    frame: NDArray[np.uint8],
+    cam: Camera,
+    profile: BoardProfile,
+    rng: np.random.Generator,
+    light: FloatArray,
+) -> bool:
+    """An arm reaching from outside the sheet to a point above the board."""
+    w, h = profile.geometry.sheet_mm
+    tip = np.array([rng.uniform(80, w - 80), rng.uniform(80, h - 80), -rng.uniform(20, 120)])
+    angle = rng.uniform(0, 2 * math.pi)
+    start = tip + np.array([math.cos(angle) * 700, math.sin(angle) * 700, -rng.uniform(50, 250)])
+    radius = float(rng.uniform(30, 45))
+    # Shadow on the board along the light.
+    shadow_pts = []
+    for p3 in (tip, start):
+        k = -p3[2] / max(light[2], 0.3)
+        shadow_pts.append([p3[0] + light[0] * k, p3[1] + light[1] * k, 0.0])
+    mask = np.zeros(frame.shape[:2], np.uint8)
+    _capsule(mask, cam, np.array(shadow_pts), radius, 255)
+    mask = cv2.GaussianBlur(mask, (0, 0), 12)
+    frame[:] = (frame * (1 - mask[..., None] / 255.0 * 0.45)).astype(np.uint8)
+    steps = 12
+    for k in range(steps):
+        t = k / (steps - 1)
+        tone = 0.75 + 0.25 * math.sin(t * math.pi)
+        colour = tuple(int(c * tone * float(rng.uniform(0.95, 1.05))) for c in SKIN_BGR)
+        _capsule(frame, cam, np.array([tip, start]), radius * (1 - 0.6 * t), colour)
+    return True
+
+
+def _capsule(
+    image: NDArray[np.uint8], cam: Camera, seg: FloatArray, radius_mm: float, colour: object
+) -> None:
+    a, b = seg
+    n = 24
+    for t in np.linspace(0, 1, n):
+        p3 = a + (b - a) * t
+        depth = float(cam.depth(p3[None])[0])
+        if depth <= 10:
+            continue
+        uv = cam.project(p3[None])[0]
+        r_px = max(int(cam.k[0, 0] * radius_mm / depth), 1)
+        if abs(uv[0]) > 1e5 or abs(uv[1]) > 1e5:
+            continue
+        cv2.circle(image, (int(uv[0]), int(uv[1])), r_px, colour, -1, cv2.LINE_AA)
+
+
+def _degrade(
+    frame: NDArray[np.float32], shot: Shot, rng: np.random.Generator, tint: NDArray[np.float32]
+) -> NDArray[np.float32]:
+    """Glare (a reflection of the light, so in its colour), blur, sensor noise and JPEG."""
+    h, w = frame.shape[:2]
+    glare = np.zeros((h, w), np.float32)
+    cv2.circle(
+        glare, (int(rng.uniform(0, w)), int(rng.uniform(0, h))), int(rng.uniform(20, 90)), 1.0, -1
+    )
+    glare = cv2.GaussianBlur(glare, (0, 0), float(rng.uniform(10, 30)))
+    frame = frame + glare[..., None] * tint[None, None, :] * float(rng.uniform(0, 70))
+    sigma = float(rng.uniform(0.0, 1.2))
+    if sigma > 0.2:
+        frame = cv2.GaussianBlur(frame, (0, 0), sigma)
+    frame = frame + rng.normal(0, float(rng.uniform(1, 5)), frame.shape).astype(np.float32)
+    quality = int(rng.integers(60, 96))
+    ok, buf = cv2.imencode(
+        ".jpg", frame.clip(0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, quality]
+    )
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR).astype(np.float32) if ok else frame
+
+
+def random_state(profile: BoardProfile, rng: np.random.Generator) -> BoardState:
+    """A plausible board: some slots hold tiles with a strictly predominant colour, some workers."""
+    cells = ["."] * (GRID * GRID)
+    fill = float(rng.uniform(0.0, 1.0))
+    for slots in profile.vat_slots.values():
+        for slot in slots:
+            if rng.random() > fill:
+                continue
+            owner = str(rng.choice(list("BGYR")))
+            pattern = [owner] * 4
+            kind = int(rng.integers(0, 3))
+            others = [c for c in "BGYR" if c != owner]
+            if kind >= 1:
+                pattern[0] = str(rng.choice(others))
+            if kind == 2:
+                pattern[1] = str(rng.choice(others))
+                if pattern[1] == pattern[0]:
+                    pattern[1] = owner
+            order = rng.permutation(4)
+            for k, i in enumerate(slot):
+                cells[i] = pattern[int(order[k])]
+    workers: list[str | None] = []
+    density = float(rng.uniform(0.0, 0.7))
+    for _ in range(2 * GRID):
+        if rng.random() < density:
+            workers.append(str(rng.choice(list("BGYR"))) + str(rng.choice(["v", "v", "d"])))
+        else:
+            workers.append(None)
+    return BoardState("".join(cells), tuple(workers))

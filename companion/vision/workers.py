@@ -1,0 +1,281 @@
+# mypy: disable-error-code="arg-type,assignment,no-any-return,union-attr,return-value"
+# mypy: disable-error-code="list-item,call-overload"
+"""Reading the 32 worker spaces: empty, unreadable, or colour + vilicus/dominus.
+
+A standing meeple, seen from an angle, appears in the top-down view as its footprint swept
+away from the camera's ground point by its height times the *lean* (known at every point
+from the camera position).  Presence and colour come from a small core near the base,
+always covered by a piece of either size.  Size comes from the area of the piece's colour:
+pixels of one colour in the worker strips are shared out between the occupied spaces of
+that colour (each pixel to the nearest standing piece), and the area is compared with what
+a vilicus and a dominus of the measured width would cover from this camera position:
+
+    area(piece) = width x depth + height x lean x width across the lean
+
+Between the two expectations the answer is ``?``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.boards import LINES
+from companion.boards.profile import PieceSize
+from companion.vision.canonical import CanonicalLayout
+from companion.vision.colour import PixelClass
+from companion.vision.localize import CameraPose
+
+SPECIES_ORDER = "BGYR"
+# How far (mm) a pixel may lie from a standing piece's axis and still belong to it.
+REACH_MM = 15.0
+SEAM_MM = 1.5
+# Another colour covering this much (mm²) within HIDDEN_REACH_MM of a piece's base (where
+# its own footprint must show) may hide part of it.
+HIDDEN_MM2 = 12.0
+HIDDEN_REACH_MM = 9.0
+EDGE_LEVEL = 0.5  # a piece's edge: half its full contrast against the sheet
+SEAM_MIN_PX = 4
+SIDE_FILL = 0.8
+
+
+@dataclass(frozen=True)
+class WorkerRules:
+    core_radius_mm: float = 3.5
+    present_min: float = 0.6  # species pixels in the core of an occupied space
+    colour_purity: float = 0.85  # share of the leading colour among them
+    empty_min: float = 0.7  # neutral pixels in the core of an empty space
+    empty_species_max: float = 0.15
+    # Decision on log(area / geometric mean of the two expectations).  Segmentation of a
+    # piece's edge (blur, soft shadows) moves areas by up to about 20 %, hence the bias
+    # and the band of doubt.
+    size_bias: float = -0.07
+    size_margin: float = 0.06
+    touching_margin: float = 0.12
+    yellow_extra_margin: float = 0.05
+    implausible: float = 0.6
+    # A frame's own boundary: the middle of a gap of at least cluster_gap between its
+    # pieces' scores, no further than boundary_shift from the default.
+    cluster_gap: float = 0.2
+    boundary_shift: float = 0.15
+
+
+@dataclass(frozen=True)
+class WorkerObservation:
+    code: str | None  # "Gv", "Rd", "?" or None
+    area_mm2: float
+    lean: tuple[float, float]  # displacement on the board per mm of height
+    size_score: float = 0.0  # < 0 looks like a vilicus, > 0 like a dominus
+
+
+def expected_area(piece: PieceSize, lean: float, across_mm: float) -> float:
+    """Top-down area (mm²) of a standing piece: its footprint plus the sweep of its height.
+
+    A meeple's side outline (head, arms, legs) fills only part of its bounding rectangle.
+    """
+    return piece.width_mm * piece.depth_mm + SIDE_FILL * piece.height_mm * lean * across_mm
+
+
+def read_workers(
+    classes: NDArray[np.uint8],
+    lab: NDArray[np.uint8],
+    layout: CanonicalLayout,
+    pose: CameraPose,
+    rules: WorkerRules,
+    background_ab: tuple[float, float],
+    blocked: NDArray[np.bool_] | None = None,
+) -> list[WorkerObservation]:
+    """One observation per worker space (rows 0-15 then columns 0-15).
+
+    ``background_ab`` is the sheet's chroma: a piece's edge is where its colour is half-way
+    between its own and the sheet's, wherever blur or compression spread it.
+    """
+    g = layout.profile.geometry
+    s = layout.px_per_mm
+    codes: list[str | None] = []
+    leans: list[tuple[float, float]] = []
+    for line in range(LINES):
+        cx, cy = g.worker_space_centre_mm(line)
+        unit = pose.lean((cx, cy), 1.0)
+        leans.append(unit)
+        core_mm = (cx + unit[0] * 3.0, cy + unit[1] * 3.0)
+        if (
+            blocked is not None
+            and _disc(blocked.view(np.uint8), core_mm, rules.core_radius_mm + 2.0, s).any()
+        ):
+            codes.append("?")
+            continue
+        core = _disc(classes, core_mm, rules.core_radius_mm, s)
+        counts = np.bincount(core, minlength=len(PixelClass)).astype(np.float64)
+        total = max(float(counts.sum()), 1.0)
+        species = counts[PixelClass.B : PixelClass.R + 1] / total
+        neutral = counts[PixelClass.NEUTRAL] / total
+        lead = int(np.argmax(species))
+        if neutral >= rules.empty_min and species.max() < rules.empty_species_max:
+            codes.append(None)
+        elif (
+            species.sum() < rules.present_min or species[lead] < rules.colour_purity * species.sum()
+        ):
+            codes.append("?")
+        else:
+            codes.append(SPECIES_ORDER[lead])
+    measures = _measure_pieces(classes, lab, layout, codes, leans, background_ab)
+    scores: dict[int, float] = {}
+    for line, code in enumerate(codes):
+        if code is None or code == "?":
+            continue
+        area, across, _ = measures.get(line, (0.0, 0.0, True))
+        lean = math.hypot(*leans[line])
+        v_area = expected_area(g.vilicus, lean, across)
+        d_area = expected_area(g.dominus, lean, across)
+        scores[line] = math.log(max(area, 1.0)) - 0.5 * (math.log(v_area) + math.log(d_area))
+    boundary = frame_boundary(list(scores.values()), rules)
+    out: list[WorkerObservation] = []
+    for line, code in enumerate(codes):
+        if code is None or code == "?":
+            out.append(WorkerObservation(code, 0.0, leans[line]))
+            continue
+        area, _, touching = measures.get(line, (0.0, 0.0, True))
+        score = scores[line] - boundary
+        margin = rules.touching_margin if touching else rules.size_margin
+        if code == "Y":
+            # Yellow's shaded faces are close to the sheet's own hue and chroma, so part
+            # of a yellow piece is lost to the sheet: its area is the least certain.
+            margin += rules.yellow_extra_margin
+        if abs(score) > rules.implausible:
+            # Far smaller or larger than either piece: a neighbour leaning over this space,
+            # or two pieces merged.
+            size: str | None = None
+        elif score < -margin:
+            size = "v"
+        elif score > margin:
+            size = "d"
+        else:
+            size = None
+        out.append(WorkerObservation(code + size if size else "?", area, leans[line], score))
+    return out
+
+
+def frame_boundary(scores: list[float], rules: WorkerRules) -> float:
+    """The vilicus/dominus boundary for this frame.
+
+    How large a piece looks depends on the light, the lens and the exact shape of the
+    meeples, by up to about 20 %.  When a frame shows both sizes, its scores form two
+    clusters with a clear gap, and the middle of that gap is a better boundary than any
+    fixed one.  Otherwise the default stands.
+    """
+    ordered = sorted(s for s in scores if abs(s - rules.size_bias) < rules.implausible)
+    best_gap, boundary = 0.0, rules.size_bias
+    for low, high in itertools.pairwise(ordered):
+        gap = high - low
+        middle = (low + high) / 2
+        if gap > best_gap and abs(middle - rules.size_bias) <= rules.boundary_shift:
+            best_gap, boundary = gap, middle
+    return boundary if best_gap >= rules.cluster_gap else rules.size_bias
+
+
+def _measure_pieces(
+    classes: NDArray[np.uint8],
+    lab: NDArray[np.uint8],
+    layout: CanonicalLayout,
+    codes: list[str | None],
+    leans: list[tuple[float, float]],
+    background_ab: tuple[float, float],
+) -> dict[int, tuple[float, float, bool]]:
+    """Area (mm²), width across the lean (mm) and "crowded" for each standing piece.
+
+    A piece is crowded when it meets a piece of its own colour (the split between them is
+    a guess) or when another colour covers part of where it stands (it may be hidden).
+    """
+    g = layout.profile.geometry
+    s = layout.px_per_mm
+    limit = round((min(g.grid_origin_mm) - g.wall_mm) * s)
+    height = (g.vilicus.height_mm + g.dominus.height_mm) / 2
+    # Species pixels of the worker strips (left and top), never of the fish grid.
+    left, top = classes[:, :limit], classes[:limit, limit:]
+    ys1, xs1 = np.nonzero((left >= PixelClass.B) & (left <= PixelClass.R))
+    ys2, xs2 = np.nonzero((top >= PixelClass.B) & (top <= PixelClass.R))
+    xs = np.concatenate([xs1, xs2 + limit])
+    ys = np.concatenate([ys1, ys2])
+    result: dict[int, tuple[float, float, bool]] = {}
+    if len(xs) == 0:
+        return result
+    all_pts = np.stack([(xs + 0.5) / s, (ys + 0.5) / s], axis=1)
+    all_cls = classes[ys, xs]
+    ab = lab[ys, xs, 1:].astype(np.float32) - 128.0
+    all_contrast = np.hypot(ab[:, 0] - background_ab[0], ab[:, 1] - background_ab[1])
+    crowded: set[int] = set()
+    hidden_px = HIDDEN_MM2 * s * s
+    occupied = [i for i, c in enumerate(codes) if c is not None and c != "?"]
+    for line in occupied:
+        base = np.asarray(g.worker_space_centre_mm(line))
+        box = np.all(np.abs(all_pts - base) <= HIDDEN_REACH_MM, axis=1)
+        others = all_pts[box & (all_cls != PixelClass[str(codes[line])])]
+        if len(others) == 0:
+            continue
+        near = np.linalg.norm(others - base, axis=1) <= HIDDEN_REACH_MM
+        if int(near.sum()) >= hidden_px:
+            crowded.add(line)
+    for colour in {codes[i] for i in occupied}:
+        lines = [i for i in occupied if codes[i] == colour]
+        pick = all_cls == PixelClass[str(colour)]
+        pts, contrast = all_pts[pick], all_contrast[pick]
+        if len(pts) == 0:
+            continue
+        dist = np.stack(
+            [_segment_distance(pts, g.worker_space_centre_mm(i), leans[i], height) for i in lines],
+            axis=1,
+        )
+        owner = np.argmin(dist, axis=1)
+        near = dist[np.arange(len(pts)), owner] <= REACH_MM
+        if len(lines) > 1:
+            ordered = np.sort(dist, axis=1)
+            seam = (ordered[:, 1] - ordered[:, 0] < SEAM_MM) & (ordered[:, 1] <= REACH_MM)
+            if int(seam.sum()) >= SEAM_MIN_PX:
+                second = np.argsort(dist, axis=1)[:, 1]
+                crowded |= {lines[int(k)] for k in np.unique(owner[seam])}
+                crowded |= {lines[int(k)] for k in np.unique(second[seam])}
+        for k, line in enumerate(lines):
+            mine = near & (owner == k)
+            if mine.any():
+                full = float(np.percentile(contrast[mine], 90))
+                mine &= contrast >= EDGE_LEVEL * full
+            own = pts[mine]
+            if len(own) == 0:
+                result[line] = (0.0, 0.0, True)
+                continue
+            lean = np.asarray(leans[line])
+            norm = float(np.linalg.norm(lean))
+            along = lean / norm if norm > 1e-3 else np.array([1.0, 0.0])
+            across = own @ np.array([-along[1], along[0]])
+            width = float(np.percentile(across, 99) - np.percentile(across, 1)) + 1 / s
+            result[line] = (len(own) / (s * s), width, line in crowded)
+    return result
+
+
+def _segment_distance(
+    pts: NDArray[np.float64], base: tuple[float, float], lean: tuple[float, float], height: float
+) -> NDArray[np.float64]:
+    """Distance of each point to the axis of a piece standing at ``base`` (board plane)."""
+    a = np.asarray(base, dtype=np.float64)
+    d = np.asarray(lean, dtype=np.float64) * height
+    length2 = float(d @ d)
+    if length2 < 1e-9:
+        return np.linalg.norm(pts - a, axis=1)
+    t = np.clip(((pts - a) @ d) / length2, 0.0, 1.0)
+    return np.linalg.norm(pts - (a + t[:, None] * d), axis=1)
+
+
+def _disc(
+    image: NDArray[np.uint8], centre_mm: tuple[float, float], radius_mm: float, s: float
+) -> NDArray[np.uint8]:
+    x, y, r = centre_mm[0] * s, centre_mm[1] * s, radius_mm * s
+    x0, x1 = max(int(x - r), 0), min(int(x + r) + 1, image.shape[1])
+    y0, y1 = max(int(y - r), 0), min(int(y + r) + 1, image.shape[0])
+    patch = image[y0:y1, x0:x1]
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    return patch[(xx - x) ** 2 + (yy - y) ** 2 <= r * r]
