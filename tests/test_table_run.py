@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import urllib.request
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from companion.link import StatusLight
 from companion.table.config import demo_config, load_config
 from companion.table.fakes import RecordingLights
 from companion.table.led import LinkLights
+from companion.table.log import GameLog
 from companion.table.runner import Table
 from companion.web.config import WebConfig
 
@@ -115,7 +117,8 @@ def test_the_command_reports_bad_files_in_one_line(tmp_path: Path) -> None:
 
 
 def test_simulated_players_make_a_mistake_that_is_flagged_then_play_on(tmp_path: Path) -> None:
-    config = demo_config(tmp_path / "data", port=0, seed=3, interval_s=0.01)
+    demo = demo_config(tmp_path / "data", port=0, seed=3, interval_s=0.01)
+    config = replace(demo, camera=replace(demo.camera, kind="simulated"))
     table = Table.open(config, lights=RecordingLights(), web=WebConfig("pin-1234", "k")).start()
     outcomes = []
     try:
@@ -170,3 +173,46 @@ def test_run_demo_serves_then_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
         _, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
     assert (tmp_path / "d" / "table.db").exists()
+
+
+def test_the_demo_command_plays_at_a_live_table_and_starts_fresh(tmp_path: Path) -> None:
+    def demo() -> tuple[list[str], str]:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "companion",
+                "demo",
+                "--data",
+                str(tmp_path),
+                "--port",
+                "0",
+                "--seed",
+                "2",
+                "--players",
+                "2",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "COMPANION_OPERATOR_TOKEN": "demo-pin"},
+        )
+        assert proc.stdout is not None
+        lines = []
+        try:
+            while not any(line.startswith("turn 1 accepted") for line in lines):
+                line = proc.stdout.readline()
+                assert line, "the demo stopped early"
+                lines.append(line)
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=30)
+        assert proc.returncode == 0, err
+        return lines, err
+
+    lines, _ = demo()
+    assert lines[0].startswith("dashboard: http://127.0.0.1:")
+    assert any("next:" in line for line in lines)
+    demo()  # the same folder again: a new game from an empty board, not a desync
+    with GameLog(tmp_path / "table.db") as log:
+        assert len(log.games()) == 2 and log.verify().ok

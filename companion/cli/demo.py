@@ -5,14 +5,17 @@ from __future__ import annotations
 import argparse
 import random
 import time
+from pathlib import Path
 from typing import Any
 
 from companion.boards import BUILTIN, load_profile
 from companion.cafe.options import add_cafe_arguments
+from companion.cli.run import serve
 from companion.cli.score import render_table
 from companion.games.garum import Game, Variant, line_name, random_setup, score_state, simulate_game
 from companion.games.garum.state import BoardState
 from companion.table import ides_demo
+from companion.table.config import demo_config
 
 COLOUR_NAMES = {"B": "blue", "G": "green", "Y": "yellow", "R": "red"}
 
@@ -21,7 +24,11 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "demo",
         help="play a simulated game on the embedded defaults",
-        description="Plays a simulated Garum game with the real rules engine and scores it.",
+        description=(
+            "Plays a simulated Garum game at a live table: a synthetic camera watches "
+            "simulated players, the emulated LED device lights the vat, the dashboard shows "
+            "it on http://127.0.0.1:5000 (--port). --terminal plays it in the terminal only."
+        ),
     )
     parser.add_argument("--board", default="troia", help=f"{' or '.join(BUILTIN)} or a file")
     parser.add_argument("--players", type=int, choices=(2, 3, 4), default=4)
@@ -29,6 +36,14 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--seed", type=int, help="replay the same game")
     parser.add_argument("--delay", type=float, default=0.05, help="seconds between turns")
     parser.add_argument("--game", choices=("garum", "ides"), default="garum")
+    parser.add_argument(
+        "--data", default="companion-data", metavar="FOLDER", help="Garum: the game log's folder"
+    )
+    parser.add_argument(
+        "--terminal",
+        action="store_true",
+        help="Garum: play in the terminal only (no camera, LEDs or dashboard)",
+    )
     ides_demo.add_arguments(parser)
     add_cafe_arguments(parser)  # café hook: --mqtt URL --table ID (companion.cafe)
     parser.set_defaults(handler=run)
@@ -41,6 +56,18 @@ def run(args: argparse.Namespace) -> int:
         from companion.cafe.demo import play_published_demo
 
         return play_published_demo(args)
+    if not args.terminal:  # the live table: synthetic camera, emulated LEDs, dashboard
+        profile = load_profile(args.board)
+        drawn = random_setup(profile, args.players, args.variant, random.Random(args.seed))
+        seating = {
+            "board": drawn.board.name,
+            "variant": drawn.variant.value,
+            "seats": [{"name": s.name, "colours": list(s.colours)} for s in drawn.seats],
+            "ghost": drawn.ghost,
+            "first_seat": drawn.first_seat,
+        }
+        config = demo_config(Path(args.data), port=args.port, seed=args.seed, game=seating)
+        return serve(config, narrate=True, fresh=True)
     rng = random.Random(args.seed)
     board = load_profile(args.board)
     setup = random_setup(board, args.players, args.variant, rng)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.cafe.options import add_cafe_arguments, cafe_from_args
-from companion.table.config import demo_config, load_config
+from companion.table.config import TableConfig, demo_config, load_config
 from companion.table.runner import Table
 from companion.web.config import WebConfig
 
@@ -47,9 +47,17 @@ def run(args: argparse.Namespace) -> int:
         config = load_config(args.config)
     if args.port is not None:
         config = replace(config, port=args.port)
+    demo = args.demo is not None
+    return serve(config, cafe_from_args(args), narrate=demo, fresh=demo)
+
+
+def serve(
+    config: TableConfig, cafe: Any = None, *, narrate: bool = False, fresh: bool = False
+) -> int:
+    """Runs the table until Ctrl-C or SIGTERM; ``narrate`` prints each change, ``fresh``
+    starts a new game even if the log holds one in play."""
     web = WebConfig.from_env()
-    cafe = cafe_from_args(args)  # café hook: checked before the table starts
-    table = Table.open(config, web=web).start()
+    table = Table.open(config, web=web, fresh=fresh).start()
     dashboard = f"{(web.public_url or table.server.url).rstrip('/')}/"
     publisher = cafe.start(config.log_path, dashboard) if cafe is not None else None
     print(f"dashboard: {table.server.url}/  (TV: /tv, phone: /phone)", flush=True)
@@ -58,7 +66,14 @@ def run(args: argparse.Namespace) -> int:
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
     try:
-        done.wait()
+        with table.session.hub.subscribe() as sub:
+            before: dict[str, Any] = {}
+            while not done.is_set():
+                update = sub.get(0.2)
+                if update is not None and narrate:
+                    for line in news(before, update):
+                        print(line, flush=True)
+                before = update or before
     except KeyboardInterrupt:
         pass
     finally:
@@ -66,3 +81,23 @@ def run(args: argparse.Namespace) -> int:
             publisher.stop()
         table.close()
     return 0
+
+
+def news(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """What changed at the table, in a line or two for the terminal."""
+    lines = []
+    played = after.get("turns_played", 0)
+    if played > before.get("turns_played", 0):
+        lines.append(f"turn {played} accepted")
+    flag = after.get("flag")
+    if flag and flag != before.get("flag"):
+        rules = "; ".join(v["message"] for v in flag["violations"]) or "the board differs"
+        lines.append(f"flagged ({flag['outcome']}): {rules}")
+    turn = after.get("turn")
+    if turn and turn != before.get("turn"):
+        vat = turn["vat"] if turn["vat"] is not None else "to be chosen"
+        lines.append(f"  next: {turn['seat_name']} ({turn['colour']}), vat {vat}")
+    if after.get("status") == "ended" and before.get("status") != "ended":
+        winners = ", ".join(after.get("scores", {}).get("winners", []))
+        lines.append(f"game over: {winners} won (Ctrl-C to stop the dashboard)")
+    return lines

@@ -14,7 +14,7 @@ from typing import Any
 
 from companion.errors import InputError
 
-CAMERA_KINDS = ("none", "record", "simulated")
+CAMERA_KINDS = ("none", "record", "simulated", "synthetic", "opencv", "picamera")
 LIGHT_KINDS = ("none", "print", "serial", "emulated")
 BUTTON_KINDS = ("none", "gpio")
 
@@ -103,10 +103,16 @@ def load_config(path: str | Path) -> TableConfig:
 
 
 def demo_config(
-    data_dir: Path, *, port: int = 5000, seed: int | None = None, interval_s: float = 2.0
+    data_dir: Path,
+    *,
+    port: int = 5000,
+    seed: int | None = None,
+    interval_s: float = 2.0,
+    game: dict[str, Any] | None = None,
 ) -> TableConfig:
-    """A table with simulated players (one misplaced tile, flagged) and the emulated LED
-    device (the real firmware code behind a pseudo-terminal)."""
+    """A table watched by the synthetic camera (simulated players, hands over the board, one
+    misplaced tile that is flagged) with the emulated LED device (the real firmware code
+    behind a pseudo-terminal)."""
     options: dict[str, Any] = {"interval_s": interval_s, "mistakes_at": [6]}
     if seed is not None:
         options["seed"] = seed
@@ -114,6 +120,7 @@ def demo_config(
         source=str(data_dir / "table.toml"),
         data_dir=data_dir,
         port=port,
-        camera=Backend("simulated", options),
+        camera=Backend("synthetic", options),
+        game=game,
         lights=Backend("emulated"),
     )

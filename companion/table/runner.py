@@ -14,9 +14,10 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from companion.boards.profile import load_profile
+from companion.boards.profile import BUILTIN, load_profile
 from companion.errors import InputError
 from companion.games.garum import parse_record
+from companion.table.camera import CameraReadings
 from companion.table.config import Backend, TableConfig
 from companion.table.frames import render_jpeg
 from companion.table.gpio_buttons import GpioButtons
@@ -30,7 +31,9 @@ from companion.table.ports import (
     TableLights,
 )
 from companion.table.session import NewGame, TableSession, make_setup
+from companion.table.simcam import SimulatedPlayersCamera
 from companion.table.sources import RecordReadings, simulated_players
+from companion.vision.sources import OpenCVCamera, PiCamera
 from companion.web import Services, create_app
 from companion.web.config import WebConfig
 from companion.web.serve import DashboardServer
@@ -75,15 +78,30 @@ def make_readings(config: TableConfig) -> tuple[ReadingSource | None, NewGame | 
         record = parse_record(lines, str(path))
         interval = float(backend.options.get("interval_s", 2.0))
         return RecordReadings(record.states, interval_s=interval), NewGame.of(record.setup)
-    if backend.kind == "simulated":
+    if backend.kind in ("simulated", "synthetic"):
         request = new_game_from(config.game or DEFAULT_GAME, config.source)
-        setup = make_setup(request, load_profile, random.Random(backend.options.get("seed")))
-        rng = random.Random(backend.options.get("seed"))
+        seed = backend.options.get("seed")
+        setup = make_setup(request, load_profile, random.Random(seed))
         mistakes = tuple(backend.options.get("mistakes_at", (4,)))
-        states = simulated_players(setup, rng, mistakes_at=mistakes)
+        states = simulated_players(setup, random.Random(seed), mistakes_at=mistakes)
         interval = float(backend.options.get("interval_s", 2.0))
+        if backend.kind == "synthetic":
+            camera = SimulatedPlayersCamera(
+                setup.board, states, seed=seed or 0, fps=20, hand_s=interval / 2, still_s=interval
+            )
+            return CameraReadings(camera, setup.board, still_s=0.2, max_fps=20), NewGame.of(setup)
         frames = functools.partial(render_jpeg, setup.board)
         return RecordReadings(states, interval_s=interval, frame=frames), NewGame.of(setup)
+    if backend.kind in ("opencv", "picamera"):
+        name = str(backend.options.get("board", "troia"))
+        board = load_profile(name if name in BUILTIN else config.path(name))
+        still_s = float(backend.options.get("still_s", 0.5))
+        source = (
+            OpenCVCamera(int(backend.options.get("index", 0)))
+            if backend.kind == "opencv"
+            else PiCamera()
+        )
+        return CameraReadings(source, board, still_s=still_s), None
     return None, None
 
 
@@ -149,7 +167,10 @@ class Table:
         lights: LightsSink | None = None,
         readings: ReadingSource | None = None,
         web: WebConfig | None = None,
+        fresh: bool = False,
     ) -> Table:
+        """``fresh`` starts the configured game even when the log holds one in play (a
+        simulated camera always starts from an empty board)."""
         config.data_dir.mkdir(parents=True, exist_ok=True)
         source, implied = make_readings(config)
         lights = lights or make_lights(config)
@@ -158,7 +179,7 @@ class Table:
         app = create_app(web or WebConfig.from_env(), Services(session, log))
         server = DashboardServer(app, config.host, config.port)
         table = cls(log, session, server, lights, readings or source, make_buttons(config))
-        if session.state.value in ("setup", "ended"):
+        if fresh or session.state.value in ("setup", "ended"):
             if implied is not None:
                 session.operate("new_game", request=implied)
             elif config.game is not None:

@@ -1,0 +1,102 @@
+"""``companion bench table``: from a hand leaving the board to the change on the dashboard.
+
+The demo table for real: the synthetic camera renders simulated players (a hand over the
+board, then the new board), recognition and the stability gate read it, the session judges
+and logs it, and chromium shows it.  Two figures per change: until the session publishes
+the new state, and until the page in the browser has redrawn it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from companion.table.camera import CameraReadings
+from companion.table.config import demo_config
+from companion.table.fakes import RecordingLights
+from companion.table.runner import Table
+from companion.table.simcam import SimulatedPlayersCamera
+from companion.web.config import WebConfig
+
+NAME = "table"
+HELP = "hand leaves the board -> change on the dashboard (synthetic camera, real recognition)"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--changes", type=int, default=12)
+    parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--no-browser", action="store_true", help="skip the chromium figure")
+
+
+def _after(times: list[float], start: float) -> float | None:
+    later = [t for t in times if t >= start]
+    return min(later) - start if later else None
+
+
+def run(args: argparse.Namespace) -> int:
+    with tempfile.TemporaryDirectory(prefix="companion-bench-table-") as tmp:
+        config = demo_config(Path(tmp), port=0, seed=args.seed)
+        table = Table.open(config, lights=RecordingLights(), web=WebConfig("bench-pin", "k"))
+        assert isinstance(table.readings, CameraReadings)
+        camera = table.readings.source
+        assert isinstance(camera, SimulatedPlayersCamera)
+        published: list[float] = []
+        shown: list[float] = []
+        table.session.hub.publish = _recording(table.session.hub.publish, published)  # type: ignore[method-assign]
+        table.start()
+        try:
+            if args.no_browser:
+                while len(camera.hand_left_s) <= args.changes:
+                    time.sleep(0.1)
+            else:
+                _watch_page(table.server.url, camera, args.changes, shown)
+        finally:
+            table.close()
+    starts = [camera.hand_left_s[i] for i in range(args.changes)]
+    _report("session published", [_after(published, s) for s in starts])
+    if not args.no_browser:
+        _report("page redrawn     ", [_after(shown, s) for s in starts])
+    return 0
+
+
+def _recording(publish: Any, times: list[float]) -> Any:
+    def wrapped(update: dict[str, Any]) -> None:
+        publish(update)
+        times.append(time.monotonic())
+
+    return wrapped
+
+
+def _watch_page(url: str, camera: SimulatedPlayersCamera, changes: int, shown: list[float]) -> None:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        page = browser.new_page()
+        page.expose_function("companionShown", lambda: shown.append(time.monotonic()))
+        page.goto(url + "/")
+        page.evaluate(
+            "new MutationObserver(() => companionShown())"
+            ".observe(document.getElementById('live'), {childList: true})"
+        )
+        while len(camera.hand_left_s) <= changes:
+            page.wait_for_timeout(50)
+        browser.close()
+
+
+def _report(label: str, latencies: list[float | None]) -> None:
+    got = [x for x in latencies if x is not None]
+    if not got:
+        print(f"{label}: nothing seen")
+        return
+    ms = sorted(x * 1000 for x in got)
+    p99 = ms[min(len(ms) - 1, round(0.99 * (len(ms) - 1)))]
+    print(
+        f"{label}: {len(got)}/{len(latencies)} changes, p50 {statistics.median(ms):.0f} ms,"
+        f" p99 {p99:.0f} ms, max {ms[-1]:.0f} ms"
+    )
