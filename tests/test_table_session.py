@@ -357,3 +357,31 @@ def test_an_unplugged_camera_is_reported_and_the_table_stays_up(tmp_path: Path) 
     finally:
         stop.set()
         owner.join()
+
+
+def test_a_misplaced_tile_taken_back_before_a_clear_view_is_still_flagged(
+    tmp_path: Path,
+) -> None:
+    session, _ = start(tmp_path)
+    states = script(session)
+    assert session.game is not None
+    bad = misplaced(session.game, states[0])
+    cells = list(bad.cells)
+    cells[next(i for i, ch in enumerate(states[0].cells) if ch != ".")] = "?"
+    play(session, BoardState("".join(cells), bad.workers), b"blurred")
+    play(session, states[0])  # the player fixed it; the clear view is legal
+    verdicts = [e.payload for e in session.log.events() if e.kind is EventKind.VERDICT]
+    assert [v["outcome"] for v in verdicts] == ["unreadable", "dispute", "accept"]
+    assert session.state is TableState.PLAYING and session.game.turn.number == 2  # type: ignore[union-attr]
+
+
+def test_noise_in_a_still_view_is_not_taken_for_a_move(tmp_path: Path) -> None:
+    session, _ = start(tmp_path)
+    states = script(session)
+    new = next(i for i, ch in enumerate(states[0].cells) if ch != ".")
+    cells = list("." * 256)
+    cells[new] = "?"  # nothing readable changed: just an unreadable cell
+    play(session, BoardState("".join(cells)), b"noisy")  # the empty board, one cell unread
+    play(session, states[0])
+    verdicts = [e.payload["outcome"] for e in session.log.events() if e.kind is EventKind.VERDICT]
+    assert verdicts == ["unreadable", "accept"]

@@ -356,21 +356,27 @@ class TableSession:
 
     def _settle_unreadable(self, observed: BoardState) -> None:
         """Placed tiles and workers never move, so an unreadable cell of a held reading is
-        what a later readable view shows there; if the held view, so completed, is a legal
-        turn of its own, it was one (two quick turns, the first half hidden)."""
+        what a later readable view shows there.  When the held view's readable part already
+        showed a change, the view so completed is judged as a turn of its own: a half-hidden
+        legal turn is accepted, a move taken back before a clear view is still flagged."""
         held, self._unreadable = self._unreadable, None
         if held is None or self._game is None:
             return
+        expected = self._game.state
+        seen = held.state
+        changed = any(h not in ("?", e) for h, e in zip(seen.cells, expected.cells, strict=True))
+        changed = changed or any(
+            h != "?" and h != e for h, e in zip(seen.workers, expected.workers, strict=True)
+        )
         cells = "".join(
-            o if h == "?" else h for h, o in zip(held.state.cells, observed.cells, strict=True)
+            o if h == "?" else h for h, o in zip(seen.cells, observed.cells, strict=True)
         )
         workers = tuple(
-            o if h == "?" else h for h, o in zip(held.state.workers, observed.workers, strict=True)
+            o if h == "?" else h for h, o in zip(seen.workers, observed.workers, strict=True)
         )
         completed = BoardState(cells, workers)
-        if completed in (observed, self._game.state) or not self._game.judge(completed).legal:
-            return
-        self._judge(Reading(completed, held.jpeg))
+        if changed and completed not in (observed, expected):
+            self._judge(Reading(completed, held.jpeg))
 
     def _judge(self, reading: Reading) -> str:
         observed = reading.state
