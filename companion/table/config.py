@@ -113,7 +113,7 @@ def demo_config(
     """A table watched by the synthetic camera (simulated players, hands over the board, one
     misplaced tile that is flagged) with the emulated LED device (the real firmware code
     behind a pseudo-terminal)."""
-    options: dict[str, Any] = {"interval_s": interval_s, "mistakes_at": [6]}
+    options: dict[str, Any] = {"interval_s": interval_s, "mistakes_at": [5, 14, 27]}
     if seed is not None:
         options["seed"] = seed
     return TableConfig(

@@ -377,6 +377,7 @@ class TableSession:
         completed = BoardState(cells, workers)
         if changed and completed not in (observed, expected):
             self._judge(Reading(completed, held.jpeg))
+            self._refresh()  # viewers see that turn (or its flag) before the next one
 
     def _judge(self, reading: Reading) -> str:
         observed = reading.state
