@@ -15,7 +15,9 @@ import companion.benchmarks as benchmarks
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "bench", help="run a benchmark and print its figures", description=__doc__
+        "bench",
+        help="run a benchmark and print its figures",
+        description="Measurements that print figures (speed, accuracy, latency, loss).",
     )
     names = parser.add_subparsers(dest="benchmark", metavar="BENCHMARK", required=True)
     for info in sorted(pkgutil.iter_modules(benchmarks.__path__), key=lambda m: m.name):

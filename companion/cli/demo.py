@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import random
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
             "first_seat": drawn.first_seat,
         }
         config = demo_config(Path(args.data), port=args.port, seed=args.seed, game=seating)
+        config = replace(config, host=args.host)
         return serve(config, narrate=True, fresh=True)
     rng = random.Random(args.seed)
     board = load_profile(args.board)

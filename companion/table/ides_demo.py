@@ -54,9 +54,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="Ides: no pause between choices and no dice animation (for tests)",
     )
-    parser.add_argument("--host", default="127.0.0.1", help="Ides: the dashboard's address")
     parser.add_argument(
-        "--port", type=int, default=5000, help="Ides: the dashboard's port (0 picks a free one)"
+        "--host",
+        default="127.0.0.1",
+        help="the dashboard's address (default 127.0.0.1: this machine only)",
+    )
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=5000,
+        help="the dashboard's port (default 5000; 0 picks a free one)",
     )
     parser.add_argument(
         "--data-dir",
