@@ -77,7 +77,7 @@ class BoardReader:
         lab = cv2.cvtColor(balanced, cv2.COLOR_BGR2Lab)
         classes, skin, skin_any = classify(lab, self._table)
         t2 = time.perf_counter()
-        hand = hand_mask(skin, skin_any, classes == PixelClass.UNKNOWN, self.layout)
+        hand = hand_mask(classes, skin, skin_any, self.layout)
         fractions = class_fractions(classes, self.layout.cell_labels)
         rings = class_fractions(classes, self.layout.bonus_rings)
         cells = read_cells(fractions, self.cell_rules, self.profile.bonus_kind, rings)

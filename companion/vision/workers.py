@@ -103,7 +103,10 @@ def read_workers(
         unit = pose.lean((cx, cy), 1.0)
         leans.append(unit)
         core_mm = (cx + unit[0] * 3.0, cy + unit[1] * 3.0)
-        if blocked is not None and _disc(blocked.view(np.uint8), core_mm, rules.core_radius_mm + 2.0, s).any():
+        if (
+            blocked is not None
+            and _disc(blocked.view(np.uint8), core_mm, rules.core_radius_mm + 2.0, s).any()
+        ):
             codes.append("?")
             continue
         core = _disc(classes, core_mm, rules.core_radius_mm, s)
