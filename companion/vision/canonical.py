@@ -20,6 +20,7 @@ PX_PER_MM = 1.25
 CELL_WINDOW_HALF_MM = 6.0
 # Width (mm) of the sheet's edge beyond the worker strips that no standing piece reaches.
 OUTER_BAND_MM = 12.0
+SHEET_EDGE_MM = 3.0
 # Inner and outer radius (mm) of the floor ring read around a bonus cell's printed icon.
 BONUS_RING_MM = (6.5, 8.0)
 
@@ -83,6 +84,12 @@ class CanonicalLayout:
         outer[:near, :] = True
         outer[:, far_x:] = True
         outer[far_y:, :] = True
+        # The sheet's very edge may show the table when the corners are a pixel off.
+        edge = round(SHEET_EDGE_MM * s)
+        ring[:edge, :] = False
+        ring[-edge:, :] = False
+        ring[:, :edge] = False
+        ring[:, -edge:] = False
         set_(self, "outer_mask", outer & ring)
 
     def to_px(self, x_mm: float, y_mm: float) -> tuple[float, float]:
