@@ -55,7 +55,7 @@ YELLOW_DRIFT_MIN_DISTANCE = 10.0
 # Skin (a hand or arm): light, moderately saturated, between red and yellow.  Pale red
 # tiles share this colour; only the shape of the region tells a hand apart.
 SKIN_CHROMA = (12.0, 45.0)
-SKIN_HUE_DEG = (15.0, 75.0)
+SKIN_HUE_DEG = (15.0, 62.0)
 SKIN_MIN_L = 150
 SHADED_SKIN_MIN_CHROMA = 20.0
 SHADED_SKIN_MAX_CHROMA = 50.0
