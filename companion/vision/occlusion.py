@@ -1,10 +1,11 @@
 # mypy: disable-error-code="arg-type,assignment,no-any-return"
-"""Finding a hand (or arm, or anything foreign) over the board.
+"""Finding a hand (or arm) over the board.
 
-An arm always reaches in from outside, so it crosses the bare sheet around the grid.  There
-it shows as a large patch that is neither sheet nor a saturated piece colour.  From that
-patch the foreign region is grown into the grid through every pixel that is not clearly
-floor, and widened by a safety margin for blur and soft edges.
+An arm always reaches in from outside, so it crosses the bare sheet around the grid: there
+it shows as a large patch of skin, or of any colour on the sheet's outer edge where no
+piece stands.  From that patch the region grows into the grid through everything that is
+not bare floor and is as broad as a hand, is closed to the convex hull of the arm's body
+(glare on skin leaves holes), and is widened by a margin for blur and soft edges.
 """
 
 from __future__ import annotations
@@ -51,7 +52,6 @@ def hand_mask(
     seeds = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= min_px]
     if not seeds:
         return None
-    small = found
     grow = (skin_any | foreign)[::REDUCE, ::REDUCE].astype(np.uint8)
     grow = cv2.morphologyEx(grow, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     # A hand is broad; the board's walls and pieces near it are narrow: an opening keeps
@@ -61,15 +61,10 @@ def hand_mask(
         grow, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width))
     )
     _, labels2 = cv2.connectedComponents(grow, connectivity=8)
-    keep = np.unique(labels2[np.isin(labels, seeds)])
-    if not np.any(keep > 0):
-        # The hand's patch on the sheet is real but thin: cover it alone.
-        keep = np.array([0])
-        region = np.isin(labels, seeds).astype(np.uint8)
-    else:
-        region = np.zeros_like(small)
-    keep = keep[keep > 0]
-    region |= np.isin(labels2, keep).astype(np.uint8)
+    seeded = np.isin(labels, seeds)
+    keep = np.unique(labels2[seeded])
+    # The patch on the sheet always counts, even where it is too thin to grow from.
+    region = seeded.astype(np.uint8) | np.isin(labels2, keep[keep > 0]).astype(np.uint8)
     # Glare on the skin, or skin too saturated to tell from a red tile, leaves holes: the
     # region is closed to its convex hull, since an arm and hand are nearly convex.
     # Only the broad body of the arm is hulled, so that shaded floor clinging to its side
