@@ -92,9 +92,6 @@ class CanonicalLayout:
         ring[:, -edge:] = False
         set_(self, "outer_mask", outer & ring)
 
-    def to_px(self, x_mm: float, y_mm: float) -> tuple[float, float]:
-        return (x_mm * self.px_per_mm, y_mm * self.px_per_mm)
-
     def warp(self, frame: NDArray[np.uint8], homography: NDArray[np.float64]) -> NDArray[np.uint8]:
         """The frame resampled into this view (``homography`` maps mm to frame pixels)."""
         s = self.px_per_mm
