@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from companion.boards import GRID, BoardProfile
+from companion.boards import BoardProfile
 from companion.games.garum.state import BoardState
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.cells import CellRules, apply_tile_constraint, class_fractions, read_cells
@@ -174,4 +174,4 @@ def _ms(start: float) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-__all__ = ["GRID", "BoardReader", "Reading", "observed_sheet"]
+__all__ = ["BoardReader", "Reading", "observed_sheet"]
