@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     cells_total = cells_wrong = cells_unknown = 0
     boards_clear = boards_exact = 0
     workers_total = workers_right = workers_wrong = 0
-    occluded_frames = occluded_wrong = not_found = 0
+    occluded_frames = occluded_wrong = not_found = false_hands = missed_hands = 0
     times_ms: list[float] = []
     progress = Progress(args.frames, "vision")
     for k in range(args.frames):
@@ -53,6 +53,10 @@ def run(args: argparse.Namespace) -> int:
             continue
         got = reading.state
         wrong = sum(1 for a, b in zip(got.cells, truth.cells, strict=True) if a not in ("?", b))
+        if reading.occluded and not hand:
+            false_hands += 1
+        if hand and not reading.occluded:
+            missed_hands += 1
         if hand:
             occluded_frames += 1
             occluded_wrong += wrong
@@ -80,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
     )
     print(f"workers confidently wrong      {_pct(workers_wrong, workers_total)}")
     print(f"confident-wrong cells, hand    {occluded_wrong}  (target 0)")
+    print(f"hand missed / hand imagined    {missed_hands} / {false_hands} frames")
     if times_ms:
         median = statistics.median(times_ms)
         print(f"time per frame, one core       median {median:.1f} ms, p95 {p95:.1f} ms")

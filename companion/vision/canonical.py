@@ -18,6 +18,9 @@ PX_PER_MM = 1.25
 # Half-side (mm) of the square read in the middle of each fish cell: small enough that a
 # tile a little offset or rotated in its slot still fills it.
 CELL_WINDOW_HALF_MM = 6.0
+# Width (mm) of the sheet's edge beyond the worker strips that no standing piece reaches.
+OUTER_BAND_MM = 12.0
+SHEET_EDGE_MM = 3.0
 # Inner and outer radius (mm) of the floor ring read around a bonus cell's printed icon.
 BONUS_RING_MM = (6.5, 8.0)
 
@@ -32,6 +35,7 @@ class CanonicalLayout:
     cell_labels: NDArray[np.int32] = field(init=False)  # cell index of each pixel, or -1
     ring_mask: NDArray[np.bool_] = field(init=False)  # sheet outside grid and markers
     bonus_rings: NDArray[np.int32] = field(init=False)  # ring around each bonus icon, or -1
+    outer_mask: NDArray[np.bool_] = field(init=False)  # bare sheet no piece can lean over
 
     def __post_init__(self) -> None:
         g = self.profile.geometry
@@ -72,9 +76,21 @@ class CanonicalLayout:
         set_(self, "cell_labels", labels)
         set_(self, "ring_mask", ring)
         set_(self, "bonus_rings", rings)
-
-    def to_px(self, x_mm: float, y_mm: float) -> tuple[float, float]:
-        return (x_mm * self.px_per_mm, y_mm * self.px_per_mm)
+        outer = np.zeros((height, width), dtype=bool)
+        near = round(OUTER_BAND_MM * s)
+        far_x = round((x0 + end + frame) * s)
+        far_y = round((y0 + end + frame) * s)
+        outer[:, :near] = True
+        outer[:near, :] = True
+        outer[:, far_x:] = True
+        outer[far_y:, :] = True
+        # The sheet's very edge may show the table when the corners are a pixel off.
+        edge = round(SHEET_EDGE_MM * s)
+        ring[:edge, :] = False
+        ring[-edge:, :] = False
+        ring[:, :edge] = False
+        ring[:, -edge:] = False
+        set_(self, "outer_mask", outer & ring)
 
     def warp(self, frame: NDArray[np.uint8], homography: NDArray[np.float64]) -> NDArray[np.uint8]:
         """The frame resampled into this view (``homography`` maps mm to frame pixels)."""

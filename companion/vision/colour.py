@@ -51,10 +51,11 @@ DARK_L = 30  # 8-bit Lab lightness below which chroma is noise
 BRIGHT_L = 225
 BRIGHT_MIN_CHROMA = 24.0
 BRIGHT_NEUTRAL_RADIUS = 13.0
+YELLOW_DRIFT_MIN_DISTANCE = 10.0
 # Skin (a hand or arm): light, moderately saturated, between red and yellow.  Pale red
 # tiles share this colour; only the shape of the region tells a hand apart.
 SKIN_CHROMA = (12.0, 45.0)
-SKIN_HUE_DEG = (15.0, 75.0)
+SKIN_HUE_DEG = (15.0, 62.0)
 SKIN_MIN_L = 150
 SHADED_SKIN_MIN_CHROMA = 20.0
 SHADED_SKIN_MAX_CHROMA = 50.0
@@ -154,11 +155,14 @@ class ColourModel:
         # own hue and stay unknown).
         drift = (neutral_dist <= BRIGHT_NEUTRAL_RADIUS) & (hue >= 88.0) & (hue <= 125.0)
         bright[drift & (bright == PixelClass.UNKNOWN)] = PixelClass.NEUTRAL
-        # The same drift bends a bright, clearly saturated yellow towards green.
+        # The same drift bends a light, clearly saturated yellow towards green.
         y_angle = angles["Y"]
         y_drift = (_angle_diff_array(hue, y_angle) > 0) & (_angle_diff_array(hue, y_angle) <= 28.0)
-        y_drift &= chroma >= max(floor_chroma, math.hypot(sa, sb)) + YELLOW_MIN_DISTANCE
+        y_drift &= chroma >= max(floor_chroma, math.hypot(sa, sb)) + YELLOW_DRIFT_MIN_DISTANCE
+        y_drift &= neutral_dist > BRIGHT_NEUTRAL_RADIUS
         bright[y_drift & (bright == PixelClass.UNKNOWN)] = PixelClass.Y
+        lit = table.copy()
+        lit[y_drift & (lit == PixelClass.UNKNOWN)] = PixelClass.Y
         skin = (
             (chroma >= SKIN_CHROMA[0])
             & (chroma <= SKIN_CHROMA[1])
@@ -176,7 +180,7 @@ class ColourModel:
             & ~neutral
         )
         both = (skin.astype(np.uint8) << 7) | (skin.astype(np.uint8) << 6)
-        light = table | both
+        light = lit | both
         bright = bright | both
         normal = table | (shaded.astype(np.uint8) << 6)
         dark = np.full_like(table, PixelClass.DARK)

@@ -1,10 +1,11 @@
 # mypy: disable-error-code="arg-type,assignment,no-any-return"
-"""Finding a hand (or arm, or anything foreign) over the board.
+"""Finding a hand (or arm) over the board.
 
-An arm always reaches in from outside, so it crosses the bare sheet around the grid.  There
-it shows as a large patch that is neither sheet nor a saturated piece colour.  From that
-patch the foreign region is grown into the grid through every pixel that is not clearly
-floor, and widened by a safety margin for blur and soft edges.
+An arm always reaches in from outside, so it crosses the bare sheet around the grid: there
+it shows as a large patch of skin, or of any colour on the sheet's outer edge where no
+piece stands.  From that patch the region grows into the grid through everything that is
+not bare floor and is as broad as a hand, is closed to the convex hull of the arm's body
+(glare on skin leaves holes), and is widened by a margin for blur and soft edges.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.vision.canonical import CanonicalLayout
+from companion.vision.colour import PixelClass
 
 # Smallest foreign patch on the bare sheet taken as a hand (mm²); a leaning dominus covers
 # far less of the sheet outside the worker strips.
@@ -26,27 +28,31 @@ REDUCE = 2
 
 
 def hand_mask(
+    classes: NDArray[np.uint8],
     skin: NDArray[np.bool_],
     skin_any: NDArray[np.bool_],
-    unknown: NDArray[np.bool_],
     layout: CanonicalLayout,
 ) -> NDArray[np.bool_] | None:
     """The region covered by a hand, or ``None`` when no hand reaches over the board.
 
-    ``skin`` marks lit skin-coloured pixels of the canonical view (a hand is found from
-    these); the region grows through ``skin_any`` (skin lit or shaded) and ``unknown``
-    (glare on the skin, blurred edges).
+    A hand is found where the bare sheet shows a large patch of lit skin, or, far enough
+    from the worker strips that no piece can lean there, a large patch of anything but
+    sheet and clearly coloured (an arm in shadow can look as red as a tile; glare or a
+    shadow on the sheet is not coloured).  The region then grows through
+    everything that is not floor or sheet and is as broad as a hand.
     """
     s = layout.px_per_mm / REDUCE
-    small = skin[::REDUCE, ::REDUCE].astype(np.uint8)
-    ring = small & layout.ring_mask[::REDUCE, ::REDUCE]
-    ring = cv2.morphologyEx(ring, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(ring, connectivity=8)
+    foreign = (classes != PixelClass.NEUTRAL) & (classes != PixelClass.DARK)
+    coloured = (classes >= PixelClass.B) & (classes <= PixelClass.R)
+    found = (skin & layout.ring_mask) | (coloured & layout.outer_mask)
+    found = found[::REDUCE, ::REDUCE].astype(np.uint8)
+    found = cv2.morphologyEx(found, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(found, connectivity=8)
     min_px = HAND_MIN_AREA_MM2 * s * s
     seeds = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= min_px]
     if not seeds:
         return None
-    grow = (skin_any | unknown)[::REDUCE, ::REDUCE].astype(np.uint8)
+    grow = (skin_any | foreign)[::REDUCE, ::REDUCE].astype(np.uint8)
     grow = cv2.morphologyEx(grow, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     # A hand is broad; the board's walls and pieces near it are narrow: an opening keeps
     # the region from running along a wall lit by the skin's warm light.
@@ -55,15 +61,10 @@ def hand_mask(
         grow, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width))
     )
     _, labels2 = cv2.connectedComponents(grow, connectivity=8)
-    keep = np.unique(labels2[np.isin(labels, seeds)])
-    if not np.any(keep > 0):
-        # The hand's patch on the sheet is real but thin: cover it alone.
-        keep = np.array([0])
-        region = np.isin(labels, seeds).astype(np.uint8)
-    else:
-        region = np.zeros_like(small)
-    keep = keep[keep > 0]
-    region |= np.isin(labels2, keep).astype(np.uint8)
+    seeded = np.isin(labels, seeds)
+    keep = np.unique(labels2[seeded])
+    # The patch on the sheet always counts, even where it is too thin to grow from.
+    region = seeded.astype(np.uint8) | np.isin(labels2, keep[keep > 0]).astype(np.uint8)
     # Glare on the skin, or skin too saturated to tell from a red tile, leaves holes: the
     # region is closed to its convex hull, since an arm and hand are nearly convex.
     # Only the broad body of the arm is hulled, so that shaded floor clinging to its side

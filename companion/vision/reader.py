@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from companion.boards import GRID, BoardProfile
+from companion.boards import BoardProfile
 from companion.games.garum.state import BoardState
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.cells import CellRules, apply_tile_constraint, class_fractions, read_cells
@@ -27,6 +27,7 @@ from companion.vision.occlusion import hand_mask
 from companion.vision.workers import WorkerRules, read_workers
 
 CLIPPED = 250
+RECENTRE_MIN = 2  # Lab units of sheet chroma offset worth correcting
 SKIN_SATURATION_MAX = 0.6
 
 
@@ -58,6 +59,18 @@ class BoardReader:
         self.cell_rules = CellRules()
         self.worker_rules = WorkerRules()
 
+    def _recentre_chroma(self, lab: NDArray[np.uint8]) -> NDArray[np.uint8]:
+        """Moves the whole frame's chroma so the bare sheet sits at its reference.
+
+        White balance by channel gains cannot undo a channel clipped on the bright sheet
+        (warm light on a camera with locked white balance); a shift in Lab can.
+        """
+        da, db = _sheet_ab_offset(lab, self.layout, self._sheet_ab)
+        if max(abs(da), abs(db)) < RECENTRE_MIN:
+            return lab
+        shift = np.array([0, -da, -db], dtype=np.int16)
+        return np.asarray(np.clip(lab.astype(np.int16) + shift, 0, 255), dtype=np.uint8)
+
     def read(self, frame_bgr: NDArray[np.uint8]) -> Reading:
         """Reads one BGR frame (any size) into a :class:`Reading`."""
         t0 = time.perf_counter()
@@ -75,9 +88,10 @@ class BoardReader:
         sheet = observed_sheet(view, self.layout)
         balanced = white_balance(view, sheet, self.colours)
         lab = cv2.cvtColor(balanced, cv2.COLOR_BGR2Lab)
+        lab = self._recentre_chroma(lab)
         classes, skin, skin_any = classify(lab, self._table)
         t2 = time.perf_counter()
-        hand = hand_mask(skin, skin_any, classes == PixelClass.UNKNOWN, self.layout)
+        hand = hand_mask(classes, skin, skin_any, self.layout)
         fractions = class_fractions(classes, self.layout.cell_labels)
         rings = class_fractions(classes, self.layout.bonus_rings)
         cells = read_cells(fractions, self.cell_rules, self.profile.bonus_kind, rings)
@@ -104,6 +118,16 @@ class BoardReader:
                 "total": (t3 - t0) * 1000,
             },
         )
+
+
+def _sheet_ab_offset(
+    lab: NDArray[np.uint8], layout: CanonicalLayout, reference_ab: tuple[float, float]
+) -> tuple[int, int]:
+    """How far the sheet's chroma in this frame sits from where it should."""
+    ring = lab[layout.ring_mask][::7]
+    a = float(np.median(ring[:, 1])) - 128.0
+    b = float(np.median(ring[:, 2])) - 128.0
+    return (round(a - reference_ab[0]), round(b - reference_ab[1]))
 
 
 def observed_sheet(view: NDArray[np.uint8], layout: CanonicalLayout) -> NDArray[np.float64]:
@@ -150,4 +174,4 @@ def _ms(start: float) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-__all__ = ["GRID", "BoardReader", "Reading", "observed_sheet"]
+__all__ = ["BoardReader", "Reading", "observed_sheet"]

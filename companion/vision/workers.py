@@ -50,6 +50,9 @@ class WorkerRules:
     colour_purity: float = 0.85  # share of the leading colour among them
     empty_min: float = 0.7  # neutral pixels in the core of an empty space
     empty_species_max: float = 0.15
+    # ... or, with no colour at all in the core, this much floor (the rest shadow).
+    bare_min: float = 0.55
+    bare_species_max: float = 0.03
     # Decision on log(area / geometric mean of the two expectations).  Segmentation of a
     # piece's edge (blur, soft shadows) moves areas by up to about 20 %, hence the bias
     # and the band of doubt.
@@ -115,7 +118,9 @@ def read_workers(
         species = counts[PixelClass.B : PixelClass.R + 1] / total
         neutral = counts[PixelClass.NEUTRAL] / total
         lead = int(np.argmax(species))
-        if neutral >= rules.empty_min and species.max() < rules.empty_species_max:
+        if (neutral >= rules.empty_min and species.max() < rules.empty_species_max) or (
+            neutral >= rules.bare_min and species.sum() < rules.bare_species_max
+        ):
             codes.append(None)
         elif (
             species.sum() < rules.present_min or species[lead] < rules.colour_purity * species.sum()
