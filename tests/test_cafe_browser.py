@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,19 +22,7 @@ from companion.web.serve import DashboardServer
 pytestmark = [pytest.mark.browser, pytest.mark.mosquitto, pytest.mark.timeout(60)]
 sync_api = pytest.importorskip("playwright.sync_api")
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync"]
 EVIL = "<img src=x onerror=\"document.title='owned'\">"
-
-
-@pytest.fixture
-def page() -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        pytest.skip("chromium is not installed (make system-deps)")
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield browser.new_page(viewport={"width": 1400, "height": 900})
-        browser.close()
 
 
 def hostile_table(url: str) -> None:

@@ -22,16 +22,6 @@ from companion.web.serve import DashboardServer
 pytestmark = pytest.mark.browser
 sync_api = pytest.importorskip("playwright.sync_api")
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 TOKEN = "browser-pin"
 
 
@@ -50,17 +40,6 @@ def served(tmp_path: Path) -> Iterator[tuple[IdesTable, DashboardServer]]:
     table.close()
     log.close()
     garum.close()
-
-
-@pytest.fixture
-def page(served: tuple[IdesTable, DashboardServer]) -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        pytest.skip("chromium is not installed (make system-deps)")
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 900})
-        yield page
-        browser.close()
 
 
 def test_the_ides_page_updates_live(served: tuple[IdesTable, DashboardServer], page: Any) -> None:

@@ -25,16 +25,6 @@ from companion.web.serve import DashboardServer
 pytestmark = pytest.mark.browser
 sync_api = pytest.importorskip("playwright.sync_api")
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 TOKEN = "browser-pin"
 NEW_GAME = {
     "board": "troia",
@@ -59,17 +49,6 @@ def table(tmp_path: Path) -> Iterator[tuple[TableSession, DashboardServer]]:
     stop.set()
     owner.join()
     log.close()
-
-
-@pytest.fixture
-def page(table: tuple[TableSession, DashboardServer]) -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        pytest.skip("chromium is not installed (make system-deps)")
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 900})
-        yield page
-        browser.close()
 
 
 def api(server: DashboardServer, action: str, body: object, token: str | None) -> int:
