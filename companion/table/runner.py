@@ -30,6 +30,7 @@ from companion.table.ports import (
     ReadingSource,
     TableLights,
 )
+from companion.table.referee import DemoReferee
 from companion.table.session import NewGame, TableSession, make_setup
 from companion.table.simcam import SimulatedPlayersCamera
 from companion.table.sources import RecordReadings, simulated_players
@@ -179,6 +180,8 @@ class Table:
         app = create_app(web or WebConfig.from_env(), Services(session, log))
         server = DashboardServer(app, config.host, config.port)
         table = cls(log, session, server, lights, readings or source, make_buttons(config))
+        if isinstance(source, CameraReadings) and isinstance(source.source, SimulatedPlayersCamera):
+            source.source.waiter = DemoReferee(session)  # simulated players wait for the table
         if fresh or session.state.value in ("setup", "ended"):
             if implied is not None:
                 session.operate("new_game", request=implied)

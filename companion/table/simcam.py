@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from companion.boards.profile import BoardProfile
 from companion.games.garum.state import BoardState
@@ -34,6 +34,18 @@ class SimulatedPlayersCamera:
         self._still_s = still_s
         self._closed = threading.Event()
         self.hand_left_s: dict[int, float] = {}  # change index -> monotonic time
+        # Steps the players take back themselves at the next step (a planned mistake).
+        self._taken_back = {
+            i
+            for i in range(len(self._states) - 1)
+            if any(
+                a != "." and b == "."
+                for a, b in zip(self._states[i].cells, self._states[i + 1].cells, strict=True)
+            )
+        }
+        # Real players wait for the table to take a move before the next one: ``waiter``
+        # (index, true board) -> True once the table has it.  None: play on regardless.
+        self.waiter: Callable[[int, BoardState], bool] | None = None
 
     def _render(self, state: BoardState, hand: bool) -> Frame:
         self._camera.state, self._camera.hand = state, hand
@@ -55,9 +67,17 @@ class SimulatedPlayersCamera:
             yield from self._show(over, self._hand_s)
             self.hand_left_s[index] = time.monotonic()
             yield from self._show(after, self._still_s)
+            if index not in self._taken_back:
+                yield from self._wait(index, state, after)
             board = state
         while not self._closed.is_set():  # the game is over: the board stays in view
             yield from self._show(self._render(board, False), 3600.0)
+
+    def _wait(self, index: int, state: BoardState, frame: Frame) -> Iterator[Frame]:
+        waiter = self.waiter
+        while waiter is not None and not self._closed.is_set() and not waiter(index, state):
+            yield frame
+            self._closed.wait(self._period_s)
 
     def close(self) -> None:
         self._closed.set()
