@@ -62,8 +62,8 @@ class WorkerRules:
     size_bias: float = -0.1
     # The combined evidence (see size_evidence) is decided outside these margins.
     size_margin: float = 0.3
-    touching_margin: float = 0.6
-    yellow_extra_margin: float = 0.2
+    touching_margin: float = 0.5
+    yellow_extra_margin: float = 0.1
     area_span: float = 0.225  # half the log area ratio between the two sizes, roughly
     reach_offset_mm: float = 2.0  # the head's far edge beyond the axis
     reach_spread_mm: float = 0.75
