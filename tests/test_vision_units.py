@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 
 from companion.boards import load_profile
+from companion.vision.cells import CELLS, N_CLASSES, CellRules, read_cells
 from companion.vision.colour import ColourModel, PixelClass, classify, hex_to_bgr
 from companion.vision.localize import estimate_pose
 from companion.vision.render import Shot, random_camera
-from companion.vision.workers import WorkerRules, expected_area, frame_boundary
+from companion.vision.workers import WorkerRules, expected_area, frame_boundary, size_evidence
 
 PROFILE = load_profile("troia")
 
@@ -40,6 +41,39 @@ def test_frame_boundary_follows_a_clear_gap_only() -> None:
     one_size = [-0.45, -0.4, -0.35, -0.3]
     assert frame_boundary(one_size, rules) == rules.size_bias
     assert frame_boundary([], rules) == rules.size_bias
+
+
+def test_from_a_slant_the_reach_of_the_top_tells_the_size() -> None:
+    g, rules = PROFILE.geometry, WorkerRules()
+    lean = 0.8
+    offset = rules.reach_offset_mm
+    as_vilicus = g.vilicus.height_mm * lean + offset
+    as_dominus = g.dominus.height_mm * lean + offset
+    # An area half-way between the two expectations: the reach decides.
+    assert size_evidence(0.0, as_vilicus, lean, g.vilicus, g.dominus, rules) < -rules.size_margin
+    assert size_evidence(0.0, as_dominus, lean, g.vilicus, g.dominus, rules) > rules.size_margin
+    # Straight down there is no reach to speak of: only the area counts.
+    assert size_evidence(-0.3, 0.0, 0.0, g.vilicus, g.dominus, rules) < 0
+    assert size_evidence(0.3, 0.0, 0.0, g.vilicus, g.dominus, rules) > 0
+
+
+def _one_cell(fractions: dict[PixelClass, float]) -> np.ndarray:
+    table = np.zeros((CELLS, N_CLASSES))
+    table[:, PixelClass.NEUTRAL] = 1.0
+    table[0] = 0.0
+    for cls, share in fractions.items():
+        table[0, cls] = share
+    return table
+
+
+def test_a_yellow_tile_may_show_its_pale_icon_but_not_floor() -> None:
+    rules = CellRules()
+    pale_icon = _one_cell({PixelClass.Y: 0.65, PixelClass.UNKNOWN: 0.35})
+    assert read_cells(pale_icon, rules, {})[0] == "Y"
+    with_floor = _one_cell({PixelClass.Y: 0.6, PixelClass.UNKNOWN: 0.3, PixelClass.NEUTRAL: 0.1})
+    assert read_cells(with_floor, rules, {})[0] == "?"
+    red = _one_cell({PixelClass.R: 0.65, PixelClass.UNKNOWN: 0.35})
+    assert read_cells(red, rules, {})[0] == "?"
 
 
 def test_printed_colours_fall_in_their_own_class() -> None:

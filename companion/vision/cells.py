@@ -33,6 +33,10 @@ class CellRules:
     stray_max: float = 0.1  # colour allowed on a plain empty cell (a leaning piece's edge)
     empty_unknown_max: float = 0.35  # shading on bare floor
     unknown_max: float = 0.25  # skin, glare edges, shadows of pieces
+    # Yellow shares the floor's hue, so a yellow tile's lighter fish icon falls between the
+    # two classes (unknown): more of it is allowed when no floor at all shows in the cell.
+    yellow_unknown_max: float = 0.4
+    yellow_floor_max: float = 0.05
     # An empty bonus cell shows its printed icon (a fish of its species, or a star for the
     # joker, read as yellow): that colour may cover this much, the floor the rest.
     bonus_icon_max: float = 0.45
@@ -71,7 +75,10 @@ def read_cells(
         best, second = species[i, order[i, 0]], species[i, order[i, 1]]
         letter = SPECIES_ORDER[order[i, 0]]
         need = rules.bonus_colour_min if bonus_kind.get(i) == letter else rules.colour_min
-        if best >= need and best >= rules.colour_ratio * second and unknown[i] <= rules.unknown_max:
+        allowed = rules.unknown_max
+        if letter == "Y" and neutral[i] <= rules.yellow_floor_max:
+            allowed = rules.yellow_unknown_max
+        if best >= need and best >= rules.colour_ratio * second and unknown[i] <= allowed:
             out.append(letter)
         elif (
             i not in bonus_kind

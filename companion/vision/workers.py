@@ -12,7 +12,10 @@ a vilicus and a dominus of the measured width would cover from this camera posit
 
     area(piece) = width x depth + height x lean x width across the lean
 
-Between the two expectations the answer is ``?``.
+A second measure is how far the colour reaches along the lean: a piece's lit top lies its
+height times the lean beyond its base, whatever its shaded sides show.  The two are
+combined (the reach counting more the larger the lean); between the two sizes, and
+wherever a neighbour crowds the piece, the answer is ``?``.
 """
 
 from __future__ import annotations
@@ -56,10 +59,15 @@ class WorkerRules:
     # Decision on log(area / geometric mean of the two expectations).  Segmentation of a
     # piece's edge (blur, soft shadows) moves areas by up to about 20 %, hence the bias
     # and the band of doubt.
-    size_bias: float = -0.07
-    size_margin: float = 0.06
-    touching_margin: float = 0.12
-    yellow_extra_margin: float = 0.05
+    size_bias: float = -0.1
+    # The combined evidence (see size_evidence) is decided outside these margins.
+    size_margin: float = 0.3
+    touching_margin: float = 0.5
+    yellow_extra_margin: float = 0.1
+    area_span: float = 0.225  # half the log area ratio between the two sizes, roughly
+    reach_offset_mm: float = 2.0  # the head's far edge beyond the axis
+    reach_spread_mm: float = 0.75
+    reach_weight: float = 1.0
     implausible: float = 0.6
     # A frame's own boundary: the middle of a gap of at least cluster_gap between its
     # pieces' scores, no further than boundary_shift from the default.
@@ -73,6 +81,8 @@ class WorkerObservation:
     area_mm2: float
     lean: tuple[float, float]  # displacement on the board per mm of height
     size_score: float = 0.0  # < 0 looks like a vilicus, > 0 like a dominus
+    reach_mm: float = 0.0  # how far the piece's colour reaches along the lean
+    crowded: bool = False
 
 
 def expected_area(piece: PieceSize, lean: float, across_mm: float) -> float:
@@ -133,7 +143,7 @@ def read_workers(
     for line, code in enumerate(codes):
         if code is None or code == "?":
             continue
-        area, across, _ = measures.get(line, (0.0, 0.0, True))
+        area, across, _, _ = measures.get(line, (0.0, 0.0, True, 0.0))
         lean = math.hypot(*leans[line])
         v_area = expected_area(g.vilicus, lean, across)
         d_area = expected_area(g.dominus, lean, across)
@@ -144,14 +154,16 @@ def read_workers(
         if code is None or code == "?":
             out.append(WorkerObservation(code, 0.0, leans[line]))
             continue
-        area, _, touching = measures.get(line, (0.0, 0.0, True))
-        score = scores[line] - boundary
+        area, _, touching, reach = measures.get(line, (0.0, 0.0, True, 0.0))
+        area_score = scores[line] - boundary
+        lean = math.hypot(*leans[line])
+        score = size_evidence(area_score, reach, lean, g.vilicus, g.dominus, rules)
         margin = rules.touching_margin if touching else rules.size_margin
         if code == "Y":
             # Yellow's shaded faces are close to the sheet's own hue and chroma, so part
-            # of a yellow piece is lost to the sheet: its area is the least certain.
+            # of a yellow piece is lost to the sheet: its size is the least certain.
             margin += rules.yellow_extra_margin
-        if abs(score) > rules.implausible:
+        if abs(area_score) > rules.implausible:
             # Far smaller or larger than either piece: a neighbour leaning over this space,
             # or two pieces merged.
             size: str | None = None
@@ -161,8 +173,42 @@ def read_workers(
             size = "d"
         else:
             size = None
-        out.append(WorkerObservation(code + size if size else "?", area, leans[line], score))
+        out.append(
+            WorkerObservation(
+                code + size if size else "?", area, leans[line], score, reach, touching
+            )
+        )
     return out
+
+
+def size_evidence(
+    area_score: float,
+    reach_mm: float,
+    lean: float,
+    vilicus: PieceSize,
+    dominus: PieceSize,
+    rules: WorkerRules,
+) -> float:
+    """How much a piece looks like a dominus (> 0) rather than a vilicus (< 0).
+
+    Two measures, each scaled so that the two sizes sit near -1 and +1:
+
+    * the area of its colour against the two expectations (``area_score``), and
+    * how far its colour reaches along the lean: the top of a piece lies its height times
+      the lean beyond its base, so a dominus reaches (22 - 16) x lean mm further.
+
+    The area is the better measure when the camera looks straight down; from a slant the
+    lit top still marks the height while shaded sides may be lost to the sheet, so the
+    reach weighs more the larger the lean.
+    """
+    area = area_score / rules.area_span
+    mid_height = (vilicus.height_mm + dominus.height_mm) / 2
+    gap = (dominus.height_mm - vilicus.height_mm) / 2
+    reach = (reach_mm - mid_height * lean - rules.reach_offset_mm) / (
+        gap * lean + rules.reach_spread_mm
+    )
+    weight = rules.reach_weight * lean
+    return (area + weight * reach) / (1 + weight)
 
 
 def frame_boundary(scores: list[float], rules: WorkerRules) -> float:
@@ -190,7 +236,7 @@ def _measure_pieces(
     codes: list[str | None],
     leans: list[tuple[float, float]],
     background_ab: tuple[float, float],
-) -> dict[int, tuple[float, float, bool]]:
+) -> dict[int, tuple[float, float, bool, float]]:
     """Area (mm²), width across the lean (mm) and "crowded" for each standing piece.
 
     A piece is crowded when it meets a piece of its own colour (the split between them is
@@ -206,7 +252,7 @@ def _measure_pieces(
     ys2, xs2 = np.nonzero((top >= PixelClass.B) & (top <= PixelClass.R))
     xs = np.concatenate([xs1, xs2 + limit])
     ys = np.concatenate([ys1, ys2])
-    result: dict[int, tuple[float, float, bool]] = {}
+    result: dict[int, tuple[float, float, bool, float]] = {}
     if len(xs) == 0:
         return result
     all_pts = np.stack([(xs + 0.5) / s, (ys + 0.5) / s], axis=1)
@@ -216,6 +262,7 @@ def _measure_pieces(
     crowded: set[int] = set()
     hidden_px = HIDDEN_MM2 * s * s
     occupied = [i for i, c in enumerate(codes) if c is not None and c != "?"]
+    base_of = {i: np.asarray(g.worker_space_centre_mm(i)) for i in occupied}
     for line in occupied:
         base = np.asarray(g.worker_space_centre_mm(line))
         box = np.all(np.abs(all_pts - base) <= HIDDEN_REACH_MM, axis=1)
@@ -251,14 +298,15 @@ def _measure_pieces(
                 mine &= contrast >= EDGE_LEVEL * full
             own = pts[mine]
             if len(own) == 0:
-                result[line] = (0.0, 0.0, True)
+                result[line] = (0.0, 0.0, True, 0.0)
                 continue
             lean = np.asarray(leans[line])
             norm = float(np.linalg.norm(lean))
             along = lean / norm if norm > 1e-3 else np.array([1.0, 0.0])
             across = own @ np.array([-along[1], along[0]])
             width = float(np.percentile(across, 99) - np.percentile(across, 1)) + 1 / s
-            result[line] = (len(own) / (s * s), width, line in crowded)
+            reach = float(np.percentile((own - base_of[line]) @ along, 98))
+            result[line] = (len(own) / (s * s), width, line in crowded, reach)
     return result
 
 
