@@ -15,16 +15,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion.boards.profile import BUILTIN, load_profile
+from companion.devices.buttons import Button as DeviceButton
+from companion.devices.buttons import Buttons, RPiGPIOPins
 from companion.errors import InputError
 from companion.games.garum import parse_record
 from companion.table.camera import CameraReadings
 from companion.table.config import Backend, TableConfig
+from companion.table.device_buttons import DeviceButtons
 from companion.table.frames import render_jpeg
-from companion.table.gpio_buttons import GpioButtons
 from companion.table.led import LinkLights
 from companion.table.log import GameLog
 from companion.table.ports import (
-    Button,
     ButtonSource,
     LightsSink,
     ReadingSource,
@@ -124,10 +125,10 @@ def make_buttons(config: TableConfig) -> ButtonSource | None:
     backend = config.buttons
     if backend.kind == "gpio":
         pins = {
-            Button.ACCEPT: _option(backend, "accept_pin", int, config, "buttons"),
-            Button.UNDO: _option(backend, "undo_pin", int, config, "buttons"),
+            DeviceButton.CONFIRM: _option(backend, "accept_pin", int, config, "buttons"),
+            DeviceButton.UNDO: _option(backend, "undo_pin", int, config, "buttons"),
         }
-        return GpioButtons(pins)
+        return DeviceButtons(Buttons(RPiGPIOPins(), pins))
     return None
 
 
