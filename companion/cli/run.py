@@ -47,6 +47,10 @@ def run(args: argparse.Namespace) -> int:
         config = load_config(args.config)
     if args.port is not None:
         config = replace(config, port=args.port)
+    if config.game is not None and config.game.get("game") == "ides":
+        from companion.table.ides_run import serve_ides
+
+        return serve_ides(config)
     demo = args.demo is not None
     return serve(config, cafe_from_args(args), narrate=demo, fresh=demo)
 

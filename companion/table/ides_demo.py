@@ -23,6 +23,7 @@ from companion.games.ides.simulate import DEFAULT_NAMES, choose
 from companion.link.emulator import Emulator
 from companion.link.host import HostLink
 from companion.table import ides_words as words
+from companion.table.ides_lights import LightsOut
 from companion.table.ides_session import IdesStatus, IdesTable
 from companion.table.log import GameLog
 from companion.table.ports import TableLights as GarumLights
@@ -91,22 +92,10 @@ def run(args: argparse.Namespace) -> int:
         stack.callback(emulator.stop)
         link = HostLink(port=emulator.port).start()
         stack.callback(link.stop)
-        log = GameLog(data_dir / "ides.db")
-        stack.callback(log.close)
-        table = IdesTable(log, link, roll_s=0.0 if args.fast else ROLL_S)
-        stack.callback(table.close)
-        garum_log = GameLog(data_dir / "table.db")
-        stack.callback(garum_log.close)
-        web = WebConfig.from_env()
-        app = create_app(web, Services(TableSession(garum_log, _Dark()), garum_log, ides=table))
-        try:
-            server = DashboardServer(app, args.host, args.port).start()
-        except OSError as exc:
-            raise CompanionError(
-                f"cannot serve the dashboard on {args.host}:{args.port}: {exc.strerror}; "
-                "choose another with --port"
-            ) from None
-        stack.callback(server.stop)
+        table, server, web = open_ides_table(
+            stack, data_dir, link, args.host, args.port, roll_s=0.0 if args.fast else ROLL_S
+        )
+        log = table.log
         print(f"dashboard: {server.url}/ides", flush=True)
         print(f"operator token: {web.operator_token}", flush=True)
         print(f"game log: {log.path}", flush=True)
@@ -129,6 +118,35 @@ def run(args: argparse.Namespace) -> int:
         if hold_s > 0:
             time.sleep(hold_s)
         return 0 if verdict.ok else 1
+
+
+def open_ides_table(
+    stack: ExitStack,
+    data_dir: Path,
+    lights: LightsOut | None,
+    host: str,
+    port: int,
+    *,
+    roll_s: float = ROLL_S,
+) -> tuple[IdesTable, DashboardServer, WebConfig]:
+    """An Ides table on its log in ``data_dir``, served on the dashboard; ``stack`` closes it."""
+    log = GameLog(data_dir / "ides.db")
+    stack.callback(log.close)
+    table = IdesTable(log, lights, roll_s=roll_s)
+    stack.callback(table.close)
+    garum_log = GameLog(data_dir / "table.db")
+    stack.callback(garum_log.close)
+    web = WebConfig.from_env()
+    app = create_app(web, Services(TableSession(garum_log, _Dark()), garum_log, ides=table))
+    try:
+        server = DashboardServer(app, host, port).start()
+    except OSError as exc:
+        raise CompanionError(
+            f"cannot serve the dashboard on {host}:{port}: {exc.strerror}; "
+            "choose another with --port"
+        ) from None
+    stack.callback(server.stop)
+    return table, server, web
 
 
 def play(table: IdesTable, seed: int | None, pause_s: float) -> None:
