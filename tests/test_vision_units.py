@@ -6,11 +6,18 @@ import numpy as np
 import pytest
 
 from companion.boards import load_profile
+from companion.vision.canonical import CanonicalLayout
 from companion.vision.cells import CELLS, N_CLASSES, CellRules, read_cells
 from companion.vision.colour import ColourModel, PixelClass, classify, hex_to_bgr
-from companion.vision.localize import estimate_pose
+from companion.vision.localize import CameraPose, estimate_pose
 from companion.vision.render import Shot, random_camera
-from companion.vision.workers import WorkerRules, expected_area, frame_boundary, size_evidence
+from companion.vision.workers import (
+    WorkerRules,
+    expected_area,
+    frame_boundary,
+    read_workers,
+    size_evidence,
+)
 
 PROFILE = load_profile("troia")
 
@@ -96,3 +103,39 @@ def test_printed_colours_fall_in_their_own_class() -> None:
         grey = np.full((1, 1, 3), level, np.uint8)
         classes, _, _ = classify(cv2.cvtColor(grey, cv2.COLOR_BGR2Lab), table)
         assert classes[0, 0] not in (PixelClass.B, PixelClass.G, PixelClass.Y, PixelClass.R)
+
+
+def _strip_view(
+    layout: CanonicalLayout, pose: CameraPose, blue_within_mm: float, piece_on_17: bool
+) -> list[str | None]:
+    """Column spaces 17 empty (or not) and 18 holding a blue piece leaning towards 17."""
+    g = layout.profile.geometry
+    s = layout.px_per_mm
+    width, height = layout.size_px
+    classes = np.full((height, width), PixelClass.NEUTRAL, dtype=np.uint8)
+    yy, xx = np.mgrid[0:height, 0:width]
+    pts = np.stack([(xx.ravel() + 0.5) / s, (yy.ravel() + 0.5) / s], axis=1)
+    base = np.asarray(g.worker_space_centre_mm(18))
+    top = base + np.asarray(pose.lean(tuple(base), g.dominus.height_mm))
+    t = np.clip(((pts - base) @ (top - base)) / float((top - base) @ (top - base)), 0.0, 1.0)
+    dist = np.linalg.norm(pts - (base + t[:, None] * (top - base)), axis=1)
+    classes.ravel()[dist <= blue_within_mm] = PixelClass.B
+    if piece_on_17:
+        centre = np.asarray(g.worker_space_centre_mm(17))
+        classes.ravel()[np.linalg.norm(pts - centre, axis=1) <= 8.0] = PixelClass.B
+    lab = np.full((height, width, 3), 128, dtype=np.uint8)
+    observed = read_workers(classes, lab, layout, pose, WorkerRules(), (0.0, 0.0))
+    return [w.code for w in observed]
+
+
+def test_an_empty_space_under_a_leaning_neighbour_is_read_from_its_uncovered_part() -> None:
+    layout = CanonicalLayout(load_profile("troia"))
+    # Camera far to the right: pieces lean towards lower column numbers.
+    pose = CameraPose((400.0, 52.0), 900.0)
+    codes = _strip_view(layout, pose, 10.0, piece_on_17=False)
+    assert codes[17] is None
+    assert codes[18] is not None and codes[18][0] in "B?"
+    # A piece standing on the space shows its colour where no neighbour reaches.
+    assert _strip_view(layout, pose, 10.0, piece_on_17=True)[17] is not None
+    # Colour reaching beyond any neighbour's possible silhouette is not explained away.
+    assert _strip_view(layout, pose, 16.0, piece_on_17=False)[17] is not None

@@ -44,6 +44,9 @@ HIDDEN_REACH_MM = 9.0
 EDGE_LEVEL = 0.5  # a piece's edge: half its full contrast against the sheet
 SEAM_MIN_PX = 4
 SIDE_FILL = 0.8
+# A neighbour's predicted silhouette: its axis swept by the taller piece's height, this
+# far (mm) either side (half the wider piece plus a margin for blur and a lean in its slot).
+SILHOUETTE_RADIUS_MM = 13.0
 
 
 @dataclass(frozen=True)
@@ -56,12 +59,20 @@ class WorkerRules:
     # ... or, with no colour at all in the core, this much floor (the rest shadow).
     bare_min: float = 0.55
     bare_species_max: float = 0.03
+    # Part of a core no neighbour's silhouette can cover: an empty space is decided from
+    # it when it is this share of the core and holds this much floor and no colour.
+    uncovered_min: float = 0.2
+    uncovered_empty_min: float = 0.8
+    uncovered_species_max: float = 0.02
     # Decision on log(area / geometric mean of the two expectations).  Segmentation of a
     # piece's edge (blur, soft shadows) moves areas by up to about 20 %, hence the bias
     # and the band of doubt.
     size_bias: float = -0.1
     # The combined evidence (see size_evidence) is decided outside these margins.
     size_margin: float = 0.3
+    # Lone pieces of either size score near -0.8 and +1.3, so the middle between them lies
+    # above zero: a lone piece's vilicus side needs less margin than its dominus side.
+    lone_vilicus_margin: float = 0.2
     touching_margin: float = 0.5
     yellow_extra_margin: float = 0.1
     area_span: float = 0.225  # half the log area ratio between the two sizes, roughly
@@ -111,6 +122,7 @@ def read_workers(
     s = layout.px_per_mm
     codes: list[str | None] = []
     leans: list[tuple[float, float]] = []
+    blocked_lines = [False] * LINES
     for line in range(LINES):
         cx, cy = g.worker_space_centre_mm(line)
         unit = pose.lean((cx, cy), 1.0)
@@ -121,6 +133,7 @@ def read_workers(
             and _disc(blocked.view(np.uint8), core_mm, rules.core_radius_mm + 2.0, s).any()
         ):
             codes.append("?")
+            blocked_lines[line] = True
             continue
         core = _disc(classes, core_mm, rules.core_radius_mm, s)
         counts = np.bincount(core, minlength=len(PixelClass)).astype(np.float64)
@@ -138,6 +151,14 @@ def read_workers(
             codes.append("?")
         else:
             codes.append(SPECIES_ORDER[lead])
+    first = list(codes)  # neighbours as first read, whatever this pass decides
+    for line, code in enumerate(first):
+        if (
+            code == "?"
+            and not blocked_lines[line]
+            and _empty_beside_neighbours(classes, layout, pose, rules, first, line)
+        ):
+            codes[line] = None
     measures = _measure_pieces(classes, lab, layout, codes, leans, background_ab)
     scores: dict[int, float] = {}
     for line, code in enumerate(codes):
@@ -163,11 +184,12 @@ def read_workers(
             # Yellow's shaded faces are close to the sheet's own hue and chroma, so part
             # of a yellow piece is lost to the sheet: its size is the least certain.
             margin += rules.yellow_extra_margin
+        low = margin if touching or code == "Y" else rules.lone_vilicus_margin
         if abs(area_score) > rules.implausible:
             # Far smaller or larger than either piece: a neighbour leaning over this space,
             # or two pieces merged.
             size: str | None = None
-        elif score < -margin:
+        elif score < -low:
             size = "v"
         elif score > margin:
             size = "d"
@@ -308,6 +330,53 @@ def _measure_pieces(
             reach = float(np.percentile((own - base_of[line]) @ along, 98))
             result[line] = (len(own) / (s * s), width, line in crowded, reach)
     return result
+
+
+def _empty_beside_neighbours(
+    classes: NDArray[np.uint8],
+    layout: CanonicalLayout,
+    pose: CameraPose,
+    rules: WorkerRules,
+    codes: list[str | None],
+    line: int,
+) -> bool:
+    """Whether an unreadable space is empty, judged from the part of its core that no
+    standing neighbour can cover.
+
+    From the camera position each neighbour's silhouette is predicted (its axis swept by
+    the taller piece's height along the lean, widened by half the wider piece); a piece
+    standing on this space would show its colour in every part of the core, so floor alone
+    where no neighbour reaches means the space is empty.
+    """
+    g = layout.profile.geometry
+    s = layout.px_per_mm
+    strip = range(0, LINES // 2) if line < LINES // 2 else range(LINES // 2, LINES)
+    neighbours = [j for j in (line - 1, line + 1) if j in strip and codes[j] is not None]
+    if not neighbours:
+        return False
+    cx, cy = g.worker_space_centre_mm(line)
+    unit = pose.lean((cx, cy), 1.0)
+    centre = (cx + unit[0] * 3.0, cy + unit[1] * 3.0)
+    r = rules.core_radius_mm * s
+    x0, x1 = max(int(centre[0] * s - r), 0), min(int(centre[0] * s + r) + 1, classes.shape[1])
+    y0, y1 = max(int(centre[1] * s - r), 0), min(int(centre[1] * s + r) + 1, classes.shape[0])
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    inside = (xx - centre[0] * s) ** 2 + (yy - centre[1] * s) ** 2 <= r * r
+    pts = np.stack([(xx[inside] + 0.5) / s, (yy[inside] + 0.5) / s], axis=1)
+    free = np.ones(len(pts), dtype=bool)
+    for j in neighbours:
+        base = g.worker_space_centre_mm(j)
+        lean = pose.lean(base, 1.0)
+        dist = _segment_distance(pts, base, lean, g.dominus.height_mm)
+        free &= dist > SILHOUETTE_RADIUS_MM
+    if free.sum() < rules.uncovered_min * len(pts):
+        return False
+    seen = classes[y0:y1, x0:x1][inside][free]
+    counts = np.bincount(seen, minlength=len(PixelClass)).astype(np.float64)
+    total = float(counts.sum())
+    species = float(counts[PixelClass.B : PixelClass.R + 1].sum()) / total
+    neutral = float(counts[PixelClass.NEUTRAL]) / total
+    return neutral >= rules.uncovered_empty_min and species <= rules.uncovered_species_max
 
 
 def _segment_distance(
