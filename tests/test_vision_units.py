@@ -139,3 +139,15 @@ def test_an_empty_space_under_a_leaning_neighbour_is_read_from_its_uncovered_par
     assert _strip_view(layout, pose, 10.0, piece_on_17=True)[17] is not None
     # Colour reaching beyond any neighbour's possible silhouette is not explained away.
     assert _strip_view(layout, pose, 16.0, piece_on_17=False)[17] is not None
+
+
+def test_an_empty_bonus_cell_may_show_shading_but_no_colour_around_its_icon() -> None:
+    rules = CellRules()
+    bonus = {0: "G"}
+    cell = _one_cell({PixelClass.NEUTRAL: 0.55, PixelClass.G: 0.25, PixelClass.UNKNOWN: 0.2})
+    shaded_ring = _one_cell({PixelClass.NEUTRAL: 0.6, PixelClass.UNKNOWN: 0.4})
+    assert read_cells(cell, rules, bonus, shaded_ring)[0] == "."
+    tinted_ring = _one_cell({PixelClass.NEUTRAL: 0.6, PixelClass.R: 0.1, PixelClass.UNKNOWN: 0.3})
+    assert read_cells(cell, rules, bonus, tinted_ring)[0] == "?"
+    too_little_floor = _one_cell({PixelClass.NEUTRAL: 0.4, PixelClass.UNKNOWN: 0.6})
+    assert read_cells(cell, rules, bonus, too_little_floor)[0] == "?"

@@ -42,6 +42,9 @@ class CellRules:
     bonus_icon_max: float = 0.45
     bonus_ring_floor_min: float = 0.75
     bonus_ring_stray_max: float = 0.12
+    # ... or, with no colour at all in the ring, this much floor (the rest shading).
+    bonus_ring_bare_min: float = 0.5
+    bonus_ring_bare_species_max: float = 0.03
 
 
 def class_fractions(
@@ -103,11 +106,18 @@ def _empty_bonus(
         return False
     icon = "Y" if kind == "J" else kind
     others = [k for k in SPECIES_ORDER if k != icon]
+    ring_species = float(ring[PixelClass.B : PixelClass.R + 1].sum())
     floor_around = (
-        ring[PixelClass.NEUTRAL] + ring[PixelClass[icon]] >= rules.bonus_ring_floor_min
-    ) or (
-        fractions[PixelClass.NEUTRAL] >= rules.empty_min
-        and fractions[PixelClass.UNKNOWN] + fractions[PixelClass.DARK] <= rules.empty_unknown_max
+        (ring[PixelClass.NEUTRAL] + ring[PixelClass[icon]] >= rules.bonus_ring_floor_min)
+        or (
+            ring[PixelClass.NEUTRAL] >= rules.bonus_ring_bare_min
+            and ring_species <= rules.bonus_ring_bare_species_max
+        )
+        or (
+            fractions[PixelClass.NEUTRAL] >= rules.empty_min
+            and fractions[PixelClass.UNKNOWN] + fractions[PixelClass.DARK]
+            <= rules.empty_unknown_max
+        )
     )
     return bool(
         floor_around

@@ -70,9 +70,10 @@ class WorkerRules:
     size_bias: float = -0.1
     # The combined evidence (see size_evidence) is decided outside these margins.
     size_margin: float = 0.3
-    # Lone pieces of either size score near -0.8 and +1.3, so the middle between them lies
-    # above zero: a lone piece's vilicus side needs less margin than its dominus side.
-    lone_vilicus_margin: float = 0.2
+    # Pieces of either size score near -0.8 and +1.2, so the middle between them lies above
+    # zero: the vilicus side needs this much less margin (not for yellow, whose dominus
+    # pieces lose shaded faces to the sheet and score low).
+    vilicus_relief: float = 0.1
     touching_margin: float = 0.5
     yellow_extra_margin: float = 0.1
     area_span: float = 0.225  # half the log area ratio between the two sizes, roughly
@@ -184,7 +185,7 @@ def read_workers(
             # Yellow's shaded faces are close to the sheet's own hue and chroma, so part
             # of a yellow piece is lost to the sheet: its size is the least certain.
             margin += rules.yellow_extra_margin
-        low = margin if touching or code == "Y" else rules.lone_vilicus_margin
+        low = margin if code == "Y" else margin - rules.vilicus_relief
         if abs(area_score) > rules.implausible:
             # Far smaller or larger than either piece: a neighbour leaning over this space,
             # or two pieces merged.
