@@ -14,11 +14,10 @@ from companion.cafe.options import add_cafe_arguments
 from companion.cli.run import serve
 from companion.cli.score import render_table
 from companion.games.garum import Game, Variant, line_name, random_setup, score_state, simulate_game
+from companion.games.garum.rules import COLOUR_NAMES
 from companion.games.garum.state import BoardState
 from companion.table import ides_demo
 from companion.table.config import demo_config
-
-COLOUR_NAMES = {"B": "blue", "G": "green", "Y": "yellow", "R": "red"}
 
 
 def register(subparsers: Any) -> None:

@@ -9,8 +9,7 @@ from typing import Any
 from companion.cli._garum_input import read_record_or_state
 from companion.errors import InputError
 from companion.games.garum import ScoreSheet, line_name, score_state
-
-COLOUR_NAMES = {"B": "blue", "G": "green", "Y": "yellow", "R": "red"}
+from companion.games.garum.rules import COLOUR_NAMES
 
 
 def register(subparsers: Any) -> None:

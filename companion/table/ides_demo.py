@@ -96,13 +96,7 @@ def run(args: argparse.Namespace) -> int:
             stack, data_dir, link, args.host, args.port, roll_s=0.0 if args.fast else ROLL_S
         )
         log = table.log
-        print(f"dashboard: {server.url}/ides", flush=True)
-        print(f"operator token: {web.operator_token}", flush=True)
-        print(f"game log: {log.path}", flush=True)
-        if table.status is IdesStatus.PLAYING:
-            print(f"resuming game {table.game_id} after {table.actions_applied} actions")
-        else:
-            table.new_game(list(DEFAULT_NAMES[: args.players]))
+        start_or_resume(table, server, web, list(DEFAULT_NAMES[: args.players]))
         try:
             play(table, args.seed, pause_s)
         except KeyboardInterrupt:
@@ -147,6 +141,19 @@ def open_ides_table(
         ) from None
     stack.callback(server.stop)
     return table, server, web
+
+
+def start_or_resume(
+    table: IdesTable, server: DashboardServer, web: WebConfig, names: list[str]
+) -> None:
+    """Says where the table is served, then resumes the game in play or starts one."""
+    print(f"dashboard: {server.url}/ides", flush=True)
+    print(f"operator token: {web.operator_token}", flush=True)
+    print(f"game log: {table.log.path}", flush=True)
+    if table.status is IdesStatus.PLAYING:
+        print(f"resuming game {table.game_id} after {table.actions_applied} actions")
+    else:
+        table.new_game(names)
 
 
 def play(table: IdesTable, seed: int | None, pause_s: float) -> None:

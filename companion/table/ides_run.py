@@ -18,8 +18,7 @@ from companion.link.emulator import Emulator
 from companion.link.host import HostLink
 from companion.table.config import TableConfig
 from companion.table.ides_buttons import IDES_PINS, IdesButtons
-from companion.table.ides_demo import open_ides_table
-from companion.table.ides_session import IdesStatus
+from companion.table.ides_demo import open_ides_table, start_or_resume
 
 
 def players_of(config: TableConfig) -> list[str]:
@@ -54,13 +53,7 @@ def serve_ides(config: TableConfig) -> int:
         if config.buttons.kind == "gpio":
             buttons = IdesButtons(table, Buttons(RPiGPIOPins(), IDES_PINS)).start()
             stack.callback(buttons.stop)
-        print(f"dashboard: {server.url}/ides", flush=True)
-        print(f"operator token: {web.operator_token}", flush=True)
-        print(f"game log: {table.log.path}", flush=True)
-        if table.status is IdesStatus.PLAYING:
-            print(f"resuming game {table.game_id} after {table.actions_applied} actions")
-        else:
-            table.new_game(names)
+        start_or_resume(table, server, web, names)
         done = threading.Event()
         signal.signal(signal.SIGTERM, lambda *_: done.set())
         with suppress(KeyboardInterrupt):

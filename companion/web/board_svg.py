@@ -15,8 +15,6 @@ from markupsafe import Markup, escape
 from companion.boards.profile import BoardProfile
 from companion.games.garum.state import GRID
 
-COLOUR_NAMES = {"B": "blue", "G": "green", "Y": "yellow", "R": "red"}
-
 
 def _f(x: float) -> str:
     return f"{x:.1f}"

@@ -23,6 +23,7 @@ from flask import (
 
 from companion.boards.profile import BoardProfile, load_profile
 from companion.errors import CompanionError
+from companion.games.garum.rules import COLOUR_NAMES
 from companion.table.history import fold
 from companion.table.log import EventKind
 from companion.table.ports import LightStatus, TableLights
@@ -30,7 +31,7 @@ from companion.table.replay import export_lines, game_at
 from companion.table.view import table_view
 from companion.web.api import perform
 from companion.web.auth import csrf_required, is_operator, log_in, operator_required
-from companion.web.board_svg import COLOUR_NAMES, board_svg
+from companion.web.board_svg import board_svg
 from companion.web.services import services
 
 bp = Blueprint("pages", __name__)
