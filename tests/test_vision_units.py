@@ -124,7 +124,7 @@ def _strip_view(
         centre = np.asarray(g.worker_space_centre_mm(17))
         classes.ravel()[np.linalg.norm(pts - centre, axis=1) <= 8.0] = PixelClass.B
     lab = np.full((height, width, 3), 128, dtype=np.uint8)
-    observed = read_workers(classes, lab, layout, pose, WorkerRules(), (0.0, 0.0))
+    observed = read_workers(classes, lab, layout, pose, WorkerRules(), (200.0, 0.0, 0.0))
     return [w.code for w in observed]
 
 

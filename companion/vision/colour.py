@@ -52,6 +52,12 @@ BRIGHT_L = 225
 BRIGHT_MIN_CHROMA = 24.0
 BRIGHT_NEUTRAL_RADIUS = 13.0
 YELLOW_DRIFT_MIN_DISTANCE = 10.0
+# In its own shade a yellow piece keeps its hue but loses chroma with its lightness, down to
+# the sheet's: what still tells it apart is saturation (chroma for its lightness), about 1
+# for yellow at any shade against 0.3 for the sheet, the floor and the walls.
+YELLOW_MIN_SATURATION = 0.65
+# Lightness bands (8-bit Lab L) below SKIN_MIN_L in which the saturation rule applies.
+SHADE_BAND_STEP = 15
 # Skin (a hand or arm): light, moderately saturated, between red and yellow.  Pale red
 # tiles share this colour; only the shape of the region tells a hand apart.
 SKIN_CHROMA = (12.0, 45.0)
@@ -112,11 +118,12 @@ class ColourModel:
         }
 
     def lookup_table(self) -> NDArray[np.uint8]:
-        """Class of every (lightness band, a, b): shape 4 x 256 x 256.
+        """Class of every (lightness band, a, b): one 256 x 256 table per band.
 
         Bit 7 flags lit skin, bit 6 skin lit or shaded; the low bits hold the class.
 
-        Lightness bands: too dark for colour, normal, light (where skin lives), very bright
+        Lightness bands: too dark for colour, shade bands (where a shaded yellow is told
+        from the sheet by its saturation), light (where skin lives), very bright
         (where a clipped channel bends the hue, so species need real chroma).
         """
         fa, fb = self.floor_ab
@@ -184,7 +191,22 @@ class ColourModel:
         bright = bright | both
         normal = table | (shaded.astype(np.uint8) << 6)
         dark = np.full_like(table, PixelClass.DARK)
-        return np.stack([dark, normal, light, bright])
+        y_half = min(
+            min(abs(_angle_diff(y_angle, v)) for k, v in angles.items() if k != "Y") / 2
+            - HUE_MARGIN_DEG,
+            MAX_HALF_SECTOR_DEG,
+        )
+        y_hue = np.abs(_angle_diff_array(hue, y_angle)) <= y_half
+        shades = []
+        for top in _SHADE_TOPS:
+            # The band's brightest pixel sets the bar, so no neutral pixel in it passes.
+            need = max(SPECIES_MIN_CHROMA, YELLOW_MIN_SATURATION * top * 100.0 / 255.0)
+            pick = y_hue & (chroma >= need)
+            pick &= (table == PixelClass.NEUTRAL) | (table == PixelClass.UNKNOWN)
+            band = normal.copy()
+            band[pick] = PixelClass.Y | (normal[pick] & 0x40)
+            shades.append(band)
+        return np.stack([dark, *shades, light, bright])
 
 
 def _angle_diff(a: float, b: float) -> float:
@@ -203,12 +225,19 @@ def white_balance(
     return np.asarray(cv2.transform(image, np.diag(gains)), dtype=np.uint8)
 
 
+# Upper bounds (8-bit L) of the shade bands between too dark and light.
+_SHADE_TOPS = [*range(DARK_L + SHADE_BAND_STEP, SKIN_MIN_L, SHADE_BAND_STEP), SKIN_MIN_L]
+
+
 def _lightness_bands() -> NDArray[np.int32]:
+    """Table index of every 8-bit lightness: dark, the shade bands, light, bright."""
     levels = np.arange(256)
-    bands = np.ones(256, np.int32)
-    bands[levels < DARK_L] = 0
-    bands[levels >= SKIN_MIN_L] = 2
-    bands[levels >= BRIGHT_L] = 3
+    bands = np.zeros(256, np.int32)
+    for k, top in enumerate(_SHADE_TOPS):
+        bottom = DARK_L if k == 0 else _SHADE_TOPS[k - 1]
+        bands[(levels >= bottom) & (levels < top)] = 1 + k
+    bands[levels >= SKIN_MIN_L] = 1 + len(_SHADE_TOPS)
+    bands[levels >= BRIGHT_L] = 2 + len(_SHADE_TOPS)
     return bands << 16
 
 

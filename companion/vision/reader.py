@@ -55,6 +55,7 @@ class BoardReader:
         self.colours = ColourModel.from_profile(profile)
         self._table = self.colours.lookup_table()
         self._sheet_ab = bgr_to_ab(self.colours.sheet_bgr)
+        self._sheet_lab = (_lightness(self.colours.sheet_bgr), *self._sheet_ab)
         self._locator = BoardLocator(profile)
         self.cell_rules = CellRules()
         self.worker_rules = WorkerRules()
@@ -103,7 +104,7 @@ class BoardReader:
                 cells[i] = "?"
         cells = apply_tile_constraint(cells, self.profile)
         workers = read_workers(
-            classes, lab, self.layout, pose, self.worker_rules, self._sheet_ab, hand
+            classes, lab, self.layout, pose, self.worker_rules, self._sheet_lab, hand
         )
         t3 = time.perf_counter()
         state = BoardState("".join(cells), tuple(w.code for w in workers))
@@ -168,6 +169,12 @@ def _unclipped_median(pixels: NDArray[np.uint8]) -> NDArray[np.float64]:
     clear = pixels[pixels.max(axis=1) < CLIPPED]
     chosen = clear if len(clear) >= 0.2 * len(pixels) else pixels
     return np.asarray(np.median(chosen, axis=0), dtype=np.float64)
+
+
+def _lightness(bgr: tuple[float, float, float]) -> float:
+    """8-bit Lab lightness of one BGR colour."""
+    px = np.clip(np.array([[bgr]]), 0, 255).astype(np.uint8)
+    return float(cv2.cvtColor(px, cv2.COLOR_BGR2Lab)[0, 0, 0])
 
 
 def _ms(start: float) -> float:

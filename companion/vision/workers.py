@@ -42,8 +42,12 @@ SEAM_MM = 1.5
 HIDDEN_MM2 = 12.0
 HIDDEN_REACH_MM = 9.0
 EDGE_LEVEL = 0.5  # a piece's edge: half its full contrast against the sheet
+# ... in saturation, a higher share: a pixel blurred between a piece and its own shadow on
+# the sheet is darker than either, so it looks more saturated than the mix it is.
+SATURATION_LEVEL = 0.75
 SEAM_MIN_PX = 4
 SIDE_FILL = 0.8
+LEVELS = np.array([EDGE_LEVEL, SATURATION_LEVEL])
 # A neighbour's predicted silhouette: its axis swept by the taller piece's height, this
 # far (mm) either side (half the wider piece plus a margin for blur and a lean in its slot).
 SILHOUETTE_RADIUS_MM = 13.0
@@ -68,18 +72,15 @@ class WorkerRules:
     # piece's edge (blur, soft shadows) moves areas by up to about 20 %, hence the bias
     # and the band of doubt.
     size_bias: float = -0.1
-    # The combined evidence (see size_evidence) is decided outside these margins.
-    size_margin: float = 0.3
-    # Pieces of either size score near -0.8 and +1.2, so the middle between them lies above
-    # zero: the vilicus side needs this much less margin (not for yellow, whose dominus
-    # pieces lose shaded faces to the sheet and score low).
-    vilicus_relief: float = 0.1
-    touching_margin: float = 0.5
-    yellow_extra_margin: float = 0.1
+    # The combined evidence (see size_evidence) is decided outside this band around
+    # size_centre; wider where a neighbour crowds the piece.
+    size_centre: float = 0.15
+    size_margin: float = 0.2
+    crowded_margin: float = 0.45
     area_span: float = 0.225  # half the log area ratio between the two sizes, roughly
     reach_offset_mm: float = 2.0  # the head's far edge beyond the axis
     reach_spread_mm: float = 0.75
-    reach_weight: float = 1.0
+    reach_weight: float = 0.5
     implausible: float = 0.6
     # A frame's own boundary: the middle of a gap of at least cluster_gap between its
     # pieces' scores, no further than boundary_shift from the default.
@@ -111,13 +112,14 @@ def read_workers(
     layout: CanonicalLayout,
     pose: CameraPose,
     rules: WorkerRules,
-    background_ab: tuple[float, float],
+    background: tuple[float, float, float],
     blocked: NDArray[np.bool_] | None = None,
 ) -> list[WorkerObservation]:
     """One observation per worker space (rows 0-15 then columns 0-15).
 
-    ``background_ab`` is the sheet's chroma: a piece's edge is where its colour is half-way
-    between its own and the sheet's, wherever blur or compression spread it.
+    ``background`` is the sheet's colour (8-bit Lab lightness, then a and b about 0): a
+    piece's edge is where its colour is half-way between its own and the sheet's, wherever
+    blur or compression spread it.
     """
     g = layout.profile.geometry
     s = layout.px_per_mm
@@ -160,7 +162,7 @@ def read_workers(
             and _empty_beside_neighbours(classes, layout, pose, rules, first, line)
         ):
             codes[line] = None
-    measures = _measure_pieces(classes, lab, layout, codes, leans, background_ab)
+    measures = _measure_pieces(classes, lab, layout, codes, leans, background)
     scores: dict[int, float] = {}
     for line, code in enumerate(codes):
         if code is None or code == "?":
@@ -180,19 +182,14 @@ def read_workers(
         area_score = scores[line] - boundary
         lean = math.hypot(*leans[line])
         score = size_evidence(area_score, reach, lean, g.vilicus, g.dominus, rules)
-        margin = rules.touching_margin if touching else rules.size_margin
-        if code == "Y":
-            # Yellow's shaded faces are close to the sheet's own hue and chroma, so part
-            # of a yellow piece is lost to the sheet: its size is the least certain.
-            margin += rules.yellow_extra_margin
-        low = margin if code == "Y" else margin - rules.vilicus_relief
+        margin = rules.crowded_margin if touching else rules.size_margin
         if abs(area_score) > rules.implausible:
             # Far smaller or larger than either piece: a neighbour leaning over this space,
             # or two pieces merged.
             size: str | None = None
-        elif score < -low:
+        elif score < rules.size_centre - margin:
             size = "v"
-        elif score > margin:
+        elif score > rules.size_centre + margin:
             size = "d"
         else:
             size = None
@@ -258,7 +255,7 @@ def _measure_pieces(
     layout: CanonicalLayout,
     codes: list[str | None],
     leans: list[tuple[float, float]],
-    background_ab: tuple[float, float],
+    background: tuple[float, float, float],
 ) -> dict[int, tuple[float, float, bool, float]]:
     """Area (mm²), width across the lean (mm) and "crowded" for each standing piece.
 
@@ -280,8 +277,7 @@ def _measure_pieces(
         return result
     all_pts = np.stack([(xs + 0.5) / s, (ys + 0.5) / s], axis=1)
     all_cls = classes[ys, xs]
-    ab = lab[ys, xs, 1:].astype(np.float32) - 128.0
-    all_contrast = np.hypot(ab[:, 0] - background_ab[0], ab[:, 1] - background_ab[1])
+    all_contrast = np.stack(contrasts(lab[ys, xs], background), axis=1)
     crowded: set[int] = set()
     hidden_px = HIDDEN_MM2 * s * s
     occupied = [i for i, c in enumerate(codes) if c is not None and c != "?"]
@@ -317,8 +313,8 @@ def _measure_pieces(
         for k, line in enumerate(lines):
             mine = near & (owner == k)
             if mine.any():
-                full = float(np.percentile(contrast[mine], 90))
-                mine &= contrast >= EDGE_LEVEL * full
+                full = np.percentile(contrast[mine], 90, axis=0)
+                mine &= np.any(contrast >= LEVELS * full, axis=1)
             own = pts[mine]
             if len(own) == 0:
                 result[line] = (0.0, 0.0, True, 0.0)
@@ -331,6 +327,25 @@ def _measure_pieces(
             reach = float(np.percentile((own - base_of[line]) @ along, 98))
             result[line] = (len(own) / (s * s), width, line in crowded, reach)
     return result
+
+
+def contrasts(
+    pixels: NDArray[np.uint8], background: tuple[float, float, float]
+) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """How far each Lab pixel's colour lies from the sheet's: in chroma, and in saturation.
+
+    A pixel blurred half-way into the sheet lies half-way in chroma, whatever the piece's
+    colour.  A piece's shaded faces keep their saturation (chroma per unit of lightness)
+    while their chroma falls: a shaded yellow face has no more chroma than the sheet.  A
+    pixel belongs to the piece when it is far enough from the sheet in either measure.
+    """
+    px = pixels.astype(np.float32)
+    a, b = px[:, 1] - 128.0, px[:, 2] - 128.0
+    chroma = np.hypot(a - background[1], b - background[2])
+    lightness = np.maximum(px[:, 0], 20.0)
+    ref = max(background[0], 20.0)
+    saturation = np.hypot(a / lightness - background[1] / ref, b / lightness - background[2] / ref)
+    return chroma, np.asarray(saturation * ref, dtype=np.float32)
 
 
 def _empty_beside_neighbours(
