@@ -73,14 +73,31 @@ def _one_cell(fractions: dict[PixelClass, float]) -> np.ndarray:
     return table
 
 
-def test_a_yellow_tile_may_show_its_pale_icon_but_not_floor() -> None:
+def test_a_tile_may_show_its_pale_icon_but_not_floor() -> None:
     rules = CellRules()
-    pale_icon = _one_cell({PixelClass.Y: 0.65, PixelClass.UNKNOWN: 0.35})
+    pale_icon = _one_cell({PixelClass.Y: 0.62, PixelClass.UNKNOWN: 0.38})
     assert read_cells(pale_icon, rules, {})[0] == "Y"
     with_floor = _one_cell({PixelClass.Y: 0.6, PixelClass.UNKNOWN: 0.3, PixelClass.NEUTRAL: 0.1})
     assert read_cells(with_floor, rules, {})[0] == "?"
-    red = _one_cell({PixelClass.R: 0.65, PixelClass.UNKNOWN: 0.35})
-    assert read_cells(red, rules, {})[0] == "?"
+    red = _one_cell({PixelClass.R: 0.67, PixelClass.UNKNOWN: 0.33})
+    assert read_cells(red, rules, {})[0] == "R"
+    # Only yellow, which shares the floor's hue, may lose that much of itself.
+    pale_red = _one_cell({PixelClass.R: 0.62, PixelClass.UNKNOWN: 0.38})
+    assert read_cells(pale_red, rules, {})[0] == "?"
+
+
+def test_an_empty_bonus_cell_shows_floor_beside_its_icon_and_around_it() -> None:
+    rules = CellRules()
+    empty = _one_cell({PixelClass.NEUTRAL: 0.42, PixelClass.G: 0.3, PixelClass.UNKNOWN: 0.28})
+    ring = _one_cell({PixelClass.NEUTRAL: 0.63, PixelClass.R: 0.17, PixelClass.UNKNOWN: 0.2})
+    assert read_cells(empty, rules, {0: "G"}, ring)[0] == "."
+    # A green tile on its own bonus cell covers the ring too.
+    tile = _one_cell({PixelClass.G: 0.8, PixelClass.UNKNOWN: 0.2})
+    covered = _one_cell({PixelClass.G: 0.9, PixelClass.UNKNOWN: 0.1})
+    assert read_cells(tile, rules, {0: "G"}, covered)[0] == "G"
+    # Without floor in the ring, the same cell could be a tile washed by glare.
+    hidden = _one_cell({PixelClass.NEUTRAL: 0.2, PixelClass.UNKNOWN: 0.8})
+    assert read_cells(empty, rules, {0: "G"}, hidden)[0] == "?"
 
 
 def test_printed_colours_fall_in_their_own_class() -> None:
@@ -147,7 +164,8 @@ def test_an_empty_bonus_cell_may_show_shading_but_no_colour_around_its_icon() ->
     cell = _one_cell({PixelClass.NEUTRAL: 0.55, PixelClass.G: 0.25, PixelClass.UNKNOWN: 0.2})
     shaded_ring = _one_cell({PixelClass.NEUTRAL: 0.6, PixelClass.UNKNOWN: 0.4})
     assert read_cells(cell, rules, bonus, shaded_ring)[0] == "."
-    tinted_ring = _one_cell({PixelClass.NEUTRAL: 0.6, PixelClass.R: 0.1, PixelClass.UNKNOWN: 0.3})
+    # A neighbour's colour spills a little into the ring, never this much.
+    tinted_ring = _one_cell({PixelClass.NEUTRAL: 0.5, PixelClass.R: 0.25, PixelClass.UNKNOWN: 0.25})
     assert read_cells(cell, rules, bonus, tinted_ring)[0] == "?"
-    too_little_floor = _one_cell({PixelClass.NEUTRAL: 0.4, PixelClass.UNKNOWN: 0.6})
+    too_little_floor = _one_cell({PixelClass.NEUTRAL: 0.35, PixelClass.UNKNOWN: 0.65})
     assert read_cells(cell, rules, bonus, too_little_floor)[0] == "?"

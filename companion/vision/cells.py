@@ -28,15 +28,24 @@ class CellRules:
 
     colour_min: float = 0.6  # the cell's colour covers at least this much
     bonus_colour_min: float = 0.85  # ... more on a bonus cell printed in that colour
+    # ... unless the colour also covers the ring around the icon, where only a tile is.
+    bonus_ring_tile_min: float = 0.6
     colour_ratio: float = 4.0  # ... and this many times the next colour
     empty_min: float = 0.6  # floor covers at least this much of an empty cell
     stray_max: float = 0.1  # colour allowed on a plain empty cell (a leaning piece's edge)
     empty_unknown_max: float = 0.35  # shading on bare floor
     unknown_max: float = 0.25  # skin, glare edges, shadows of pieces
-    # Yellow shares the floor's hue, so a yellow tile's lighter fish icon falls between the
-    # two classes (unknown): more of it is allowed when no floor at all shows in the cell.
+    # Where no floor at all shows, the unknown part of a cell is its own fish icon (blurred
+    # into the tile's colour, or washed by glare), so more of it is allowed; most for
+    # yellow, which shares the floor's hue.
+    bare_unknown_max: float = 0.35
     yellow_unknown_max: float = 0.4
-    yellow_floor_max: float = 0.05
+    no_floor_max: float = 0.05
+    # A plain cell whose floor is speckled by noise and shading: floor over half of it and
+    # no colour at all (a tile never shows a third of its cell as floor).
+    speckled_empty_min: float = 0.5
+    speckled_species_max: float = 0.05
+    speckled_unknown_max: float = 0.5
     # An empty bonus cell shows its printed icon (a fish of its species, or a star for the
     # joker, read as yellow): that colour may cover this much, the floor the rest.
     bonus_icon_max: float = 0.45
@@ -45,6 +54,12 @@ class CellRules:
     # ... or, with no colour at all in the ring, this much floor (the rest shading).
     bonus_ring_bare_min: float = 0.5
     bonus_ring_bare_species_max: float = 0.03
+    # ... or floor in both the cell (beside its icon) and the ring, where a tile shows none;
+    # neighbouring tiles may spill a little colour into the ring, blur into the cell.
+    bonus_floor_min: float = 0.3
+    bonus_ring_open_min: float = 0.45
+    bonus_ring_spill_max: float = 0.2
+    bonus_blur_max: float = 0.08
 
 
 def class_fractions(
@@ -77,22 +92,36 @@ def read_cells(
     for i in range(CELLS):
         best, second = species[i, order[i, 0]], species[i, order[i, 1]]
         letter = SPECIES_ORDER[order[i, 0]]
-        need = rules.bonus_colour_min if bonus_kind.get(i) == letter else rules.colour_min
+        need = rules.colour_min
+        if bonus_kind.get(i) == letter and (
+            rings is None or rings[i, PixelClass[letter]] < rules.bonus_ring_tile_min
+        ):
+            need = rules.bonus_colour_min
         allowed = rules.unknown_max
-        if letter == "Y" and neutral[i] <= rules.yellow_floor_max:
-            allowed = rules.yellow_unknown_max
+        if neutral[i] <= rules.no_floor_max:
+            allowed = rules.yellow_unknown_max if letter == "Y" else rules.bare_unknown_max
         if best >= need and best >= rules.colour_ratio * second and unknown[i] <= allowed:
             out.append(letter)
         elif (
-            i not in bonus_kind
-            and neutral[i] >= rules.empty_min
-            and species[i].sum() <= rules.stray_max
-            and unknown[i] <= rules.empty_unknown_max
+            i not in bonus_kind and _empty_plain(neutral[i], species[i].sum(), unknown[i], rules)
         ) or (rings is not None and _empty_bonus(fractions[i], rings[i], bonus_kind.get(i), rules)):
             out.append(".")
         else:
             out.append("?")
     return out
+
+
+def _empty_plain(neutral: float, species: float, unknown: float, rules: CellRules) -> bool:
+    """A plain empty cell: mostly floor, or floor speckled by noise but with no colour."""
+    return (
+        neutral >= rules.empty_min
+        and species <= rules.stray_max
+        and unknown <= rules.empty_unknown_max
+    ) or (
+        neutral >= rules.speckled_empty_min
+        and species <= rules.speckled_species_max
+        and unknown <= rules.speckled_unknown_max
+    )
 
 
 def _empty_bonus(
@@ -107,6 +136,14 @@ def _empty_bonus(
     icon = "Y" if kind == "J" else kind
     others = [k for k in SPECIES_ORDER if k != icon]
     ring_species = float(ring[PixelClass.B : PixelClass.R + 1].sum())
+    if (
+        fractions[PixelClass.NEUTRAL] >= rules.bonus_floor_min
+        and ring[PixelClass.NEUTRAL] >= rules.bonus_ring_open_min
+        and max(ring[PixelClass[k]] for k in others) <= rules.bonus_ring_spill_max
+        and max(fractions[PixelClass[k]] for k in others) <= rules.bonus_blur_max
+        and fractions[PixelClass[icon]] <= rules.bonus_icon_max
+    ):
+        return True
     floor_around = (
         (ring[PixelClass.NEUTRAL] + ring[PixelClass[icon]] >= rules.bonus_ring_floor_min)
         or (
