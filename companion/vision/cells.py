@@ -41,11 +41,6 @@ class CellRules:
     bare_unknown_max: float = 0.35
     yellow_unknown_max: float = 0.4
     no_floor_max: float = 0.05
-    # A plain cell whose floor is speckled by noise and shading: floor over half of it and
-    # no colour at all (a tile never shows a third of its cell as floor).
-    speckled_empty_min: float = 0.5
-    speckled_species_max: float = 0.05
-    speckled_unknown_max: float = 0.5
     # An empty bonus cell shows its printed icon (a fish of its species, or a star for the
     # joker, read as yellow): that colour may cover this much, the floor the rest.
     bonus_icon_max: float = 0.45
@@ -112,15 +107,12 @@ def read_cells(
 
 
 def _empty_plain(neutral: float, species: float, unknown: float, rules: CellRules) -> bool:
-    """A plain empty cell: mostly floor, or floor speckled by noise but with no colour."""
+    """A plain empty cell: mostly floor.  A glossy tile washed out by glare shows half floor
+    and half unknown, so less floor than this is never read as empty."""
     return (
         neutral >= rules.empty_min
         and species <= rules.stray_max
         and unknown <= rules.empty_unknown_max
-    ) or (
-        neutral >= rules.speckled_empty_min
-        and species <= rules.speckled_species_max
-        and unknown <= rules.speckled_unknown_max
     )
 
 
