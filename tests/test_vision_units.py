@@ -98,6 +98,9 @@ def test_an_empty_bonus_cell_shows_floor_beside_its_icon_and_around_it() -> None
     # Without floor in the ring, the same cell could be a tile washed by glare.
     hidden = _one_cell({PixelClass.NEUTRAL: 0.2, PixelClass.UNKNOWN: 0.8})
     assert read_cells(empty, rules, {0: "G"}, hidden)[0] == "?"
+    # A tile washed out by glare, cell and ring alike, shows no icon.
+    washed = _one_cell({PixelClass.NEUTRAL: 0.52, PixelClass.UNKNOWN: 0.48})
+    assert read_cells(washed, rules, {0: "G"}, washed)[0] == "?"
 
 
 def test_printed_colours_fall_in_their_own_class() -> None:

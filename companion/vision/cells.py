@@ -55,6 +55,9 @@ class CellRules:
     bonus_ring_open_min: float = 0.45
     bonus_ring_spill_max: float = 0.2
     bonus_blur_max: float = 0.08
+    # The printed icon must show: a glossy tile washed out by glare shows floor-like
+    # pixels too, but no icon.
+    bonus_icon_min: float = 0.05
 
 
 def class_fractions(
@@ -133,7 +136,7 @@ def _empty_bonus(
         and ring[PixelClass.NEUTRAL] >= rules.bonus_ring_open_min
         and max(ring[PixelClass[k]] for k in others) <= rules.bonus_ring_spill_max
         and max(fractions[PixelClass[k]] for k in others) <= rules.bonus_blur_max
-        and fractions[PixelClass[icon]] <= rules.bonus_icon_max
+        and rules.bonus_icon_min <= fractions[PixelClass[icon]] <= rules.bonus_icon_max
     ):
         return True
     floor_around = (
