@@ -154,7 +154,7 @@ def _empty_bonus(
     return bool(
         floor_around
         and max(ring[PixelClass[k]] for k in others) <= rules.bonus_ring_stray_max
-        and fractions[PixelClass[icon]] <= rules.bonus_icon_max
+        and rules.bonus_icon_min <= fractions[PixelClass[icon]] <= rules.bonus_icon_max
         and max(fractions[PixelClass[k]] for k in others) <= 0.03
     )
 
