@@ -172,3 +172,33 @@ def test_an_empty_bonus_cell_may_show_shading_but_no_colour_around_its_icon() ->
     assert read_cells(cell, rules, bonus, tinted_ring)[0] == "?"
     too_little_floor = _one_cell({PixelClass.NEUTRAL: 0.35, PixelClass.UNKNOWN: 0.65})
     assert read_cells(cell, rules, bonus, too_little_floor)[0] == "?"
+
+
+def _core(shares: dict[PixelClass, float]) -> np.ndarray:
+    fractions = np.zeros(len(PixelClass))
+    for cls, share in shares.items():
+        fractions[cls] = share
+    return fractions
+
+
+def test_a_core_half_in_the_dark_still_shows_its_piece() -> None:
+    from companion.vision.workers import core_code
+
+    rules = WorkerRules()
+    assert core_code(_core({PixelClass.R: 0.57, PixelClass.DARK: 0.43}), rules) == "R"
+    # Darkness alone is no piece.
+    assert core_code(_core({PixelClass.R: 0.2, PixelClass.DARK: 0.8}), rules) == "?"
+
+
+def test_a_neighbours_colour_leaning_into_a_core_is_set_aside() -> None:
+    from companion.vision.workers import colour_beside, core_code
+
+    rules = WorkerRules()
+    mixed = _core({PixelClass.G: 0.68, PixelClass.Y: 0.18, PixelClass.UNKNOWN: 0.14})
+    assert core_code(mixed, rules) == "?"
+    assert colour_beside(mixed, {"Y"}, rules) == "G"
+    # Without a yellow neighbour, the yellow has no explanation.
+    assert colour_beside(mixed, {"B"}, rules) == "?"
+    # Only the neighbour's colour: nothing is known of this space.
+    covered = _core({PixelClass.B: 0.56, PixelClass.UNKNOWN: 0.39, PixelClass.NEUTRAL: 0.05})
+    assert colour_beside(covered, {"B"}, rules) == "?"

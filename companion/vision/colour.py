@@ -55,7 +55,7 @@ YELLOW_DRIFT_MIN_DISTANCE = 10.0
 # In its own shade a yellow piece keeps its hue but loses chroma with its lightness, down to
 # the sheet's: what still tells it apart is saturation (chroma for its lightness), about 1
 # for yellow at any shade against 0.3 for the sheet, the floor and the walls.
-YELLOW_MIN_SATURATION = 0.65
+YELLOW_MIN_SATURATION = 0.8
 # Lightness bands (8-bit Lab L) below SKIN_MIN_L in which the saturation rule applies.
 SHADE_BAND_STEP = 15
 # Skin (a hand or arm): light, moderately saturated, between red and yellow.  Pale red

@@ -58,6 +58,12 @@ class WorkerRules:
     core_radius_mm: float = 3.5
     present_min: float = 0.6  # species pixels in the core of an occupied space
     colour_purity: float = 0.85  # share of the leading colour among them
+    # A blue or red piece's shaded faces may be too dark for any colour: such pixels count
+    # towards presence when its colour still covers this much of the core.
+    lit_min: float = 0.35
+    # Where a neighbour of another colour leans into the core, its colour is set aside;
+    # what remains must be this much of the core to decide from.
+    remaining_min: float = 0.4
     empty_min: float = 0.7  # neutral pixels in the core of an empty space
     empty_species_max: float = 0.15
     # ... or, with no colour at all in the core, this much floor (the rest shadow).
@@ -126,6 +132,7 @@ def read_workers(
     codes: list[str | None] = []
     leans: list[tuple[float, float]] = []
     blocked_lines = [False] * LINES
+    cores: dict[int, NDArray[np.float64]] = {}
     for line in range(LINES):
         cx, cy = g.worker_space_centre_mm(line)
         unit = pose.lean((cx, cy), 1.0)
@@ -140,28 +147,22 @@ def read_workers(
             continue
         core = _disc(classes, core_mm, rules.core_radius_mm, s)
         counts = np.bincount(core, minlength=len(PixelClass)).astype(np.float64)
-        total = max(float(counts.sum()), 1.0)
-        species = counts[PixelClass.B : PixelClass.R + 1] / total
-        neutral = counts[PixelClass.NEUTRAL] / total
-        lead = int(np.argmax(species))
-        if (neutral >= rules.empty_min and species.max() < rules.empty_species_max) or (
-            neutral >= rules.bare_min and species.sum() < rules.bare_species_max
-        ):
-            codes.append(None)
-        elif (
-            species.sum() < rules.present_min or species[lead] < rules.colour_purity * species.sum()
-        ):
-            codes.append("?")
-        else:
-            codes.append(SPECIES_ORDER[lead])
+        cores[line] = counts / max(float(counts.sum()), 1.0)
+        codes.append(core_code(cores[line], rules))
     first = list(codes)  # neighbours as first read, whatever this pass decides
     for line, code in enumerate(first):
-        if (
-            code == "?"
-            and not blocked_lines[line]
-            and _empty_beside_neighbours(classes, layout, pose, rules, first, line)
-        ):
+        if code != "?" or blocked_lines[line]:
+            continue
+        strip = range(0, LINES // 2) if line < LINES // 2 else range(LINES // 2, LINES)
+        beside = {
+            str(first[j])
+            for j in (line - 1, line + 1)
+            if j in strip and first[j] is not None and first[j] != "?"
+        }
+        if _empty_beside_neighbours(classes, layout, pose, rules, first, line):
             codes[line] = None
+        elif beside:
+            codes[line] = colour_beside(cores[line], beside, rules)
     measures = _measure_pieces(classes, lab, layout, codes, leans, background)
     scores: dict[int, float] = {}
     for line, code in enumerate(codes):
@@ -199,6 +200,40 @@ def read_workers(
             )
         )
     return out
+
+
+def core_code(fractions: NDArray[np.float64], rules: WorkerRules) -> str | None:
+    """Empty (None), a colour letter, or ``?`` from the class fractions of a space's core."""
+    species = fractions[PixelClass.B : PixelClass.R + 1]
+    neutral = fractions[PixelClass.NEUTRAL]
+    dark = fractions[PixelClass.DARK]
+    lead = int(np.argmax(species))
+    if (neutral >= rules.empty_min and species.max() < rules.empty_species_max) or (
+        neutral >= rules.bare_min and species.sum() < rules.bare_species_max
+    ):
+        return None
+    present = species.sum() >= rules.present_min or (
+        species.sum() >= rules.lit_min and species.sum() + dark >= rules.present_min
+    )
+    if not present or species[lead] < rules.colour_purity * species.sum():
+        return "?"
+    return SPECIES_ORDER[lead]
+
+
+def colour_beside(fractions: NDArray[np.float64], beside: set[str], rules: WorkerRules) -> str:
+    """A core's colour once the colours of the pieces standing next to it are set aside.
+
+    A neighbour leaning into the core mixes its colour with this piece's; what is left, if
+    enough and of one colour no neighbour has, can only come from a piece on this space.
+    """
+    kept = np.ones(len(PixelClass), dtype=bool)
+    for letter in beside:
+        kept[PixelClass[letter]] = False
+    remaining = float(fractions[kept].sum())
+    if remaining < rules.remaining_min:
+        return "?"
+    code = core_code(np.where(kept, fractions, 0.0) / remaining, rules)
+    return code if code is not None and code not in beside else "?"
 
 
 def size_evidence(
