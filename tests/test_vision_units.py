@@ -202,3 +202,6 @@ def test_a_neighbours_colour_leaning_into_a_core_is_set_aside() -> None:
     # Only the neighbour's colour: nothing is known of this space.
     covered = _core({PixelClass.B: 0.56, PixelClass.UNKNOWN: 0.39, PixelClass.NEUTRAL: 0.05})
     assert colour_beside(covered, {"B"}, rules) == "?"
+    edge = _core({PixelClass.Y: 0.32, PixelClass.NEUTRAL: 0.58, PixelClass.UNKNOWN: 0.1})
+    assert colour_beside(edge, {"Y"}, rules) is None
+    assert colour_beside(edge, {"G"}, rules) == "?"

@@ -41,6 +41,11 @@ SEAM_MM = 1.5
 # its own footprint must show) may hide part of it.
 HIDDEN_MM2 = 12.0
 HIDDEN_REACH_MM = 9.0
+# Beyond this lean, which side of a base a neighbour's colour lies on tells which of the
+# two pieces is in front; this far (mm) past the base along the lean still counts as
+# the inner side (blur, a piece off centre in its circle).
+INNER_LEAN_MIN = 0.15
+INNER_SIDE_MM = 2.0
 EDGE_LEVEL = 0.5  # a piece's edge: half its full contrast against the sheet
 # ... in saturation, a higher share: a pixel blurred between a piece and its own shadow on
 # the sheet is darker than either, so it looks more saturated than the mix it is.
@@ -64,11 +69,17 @@ class WorkerRules:
     # Where a neighbour of another colour leans into the core, its colour is set aside;
     # what remains must be this much of the core to decide from.
     remaining_min: float = 0.4
+    # An empty space may show a leaning neighbour's colour in part of its core; a piece of
+    # that colour standing there covers more of it (nearly always over half).
+    set_aside_empty_max: float = 0.35
+    remaining_floor_min: float = 0.7
     empty_min: float = 0.7  # neutral pixels in the core of an empty space
     empty_species_max: float = 0.15
-    # ... or, with no colour at all in the core, this much floor (the rest shadow).
-    bare_min: float = 0.55
+    # ... or, with no colour at all in the core and nothing too dark for colour, this much
+    # floor (the rest a neighbour's shadow, whose light has its own tint).
+    bare_min: float = 0.3
     bare_species_max: float = 0.03
+    bare_dark_max: float = 0.05
     # Part of a core no neighbour's silhouette can cover: an empty space is decided from
     # it when it is this share of the core and holds this much floor and no colour.
     uncovered_min: float = 0.2
@@ -209,7 +220,9 @@ def core_code(fractions: NDArray[np.float64], rules: WorkerRules) -> str | None:
     dark = fractions[PixelClass.DARK]
     lead = int(np.argmax(species))
     if (neutral >= rules.empty_min and species.max() < rules.empty_species_max) or (
-        neutral >= rules.bare_min and species.sum() < rules.bare_species_max
+        neutral >= rules.bare_min
+        and species.sum() < rules.bare_species_max
+        and dark <= rules.bare_dark_max
     ):
         return None
     present = species.sum() >= rules.present_min or (
@@ -220,11 +233,15 @@ def core_code(fractions: NDArray[np.float64], rules: WorkerRules) -> str | None:
     return SPECIES_ORDER[lead]
 
 
-def colour_beside(fractions: NDArray[np.float64], beside: set[str], rules: WorkerRules) -> str:
+def colour_beside(
+    fractions: NDArray[np.float64], beside: set[str], rules: WorkerRules
+) -> str | None:
     """A core's colour once the colours of the pieces standing next to it are set aside.
 
     A neighbour leaning into the core mixes its colour with this piece's; what is left, if
     enough and of one colour no neighbour has, can only come from a piece on this space.
+    Floor in what is left, with the neighbour's colour covering only part of the core,
+    means the space is empty.
     """
     kept = np.ones(len(PixelClass), dtype=bool)
     for letter in beside:
@@ -232,7 +249,15 @@ def colour_beside(fractions: NDArray[np.float64], beside: set[str], rules: Worke
     remaining = float(fractions[kept].sum())
     if remaining < rules.remaining_min:
         return "?"
-    code = core_code(np.where(kept, fractions, 0.0) / remaining, rules)
+    rest = np.where(kept, fractions, 0.0) / remaining
+    if (
+        1.0 - remaining <= rules.set_aside_empty_max
+        and rest[PixelClass.NEUTRAL] >= rules.remaining_floor_min
+        and rest[PixelClass.B : PixelClass.R + 1].sum() <= rules.bare_species_max
+        and rest[PixelClass.DARK] <= rules.bare_dark_max
+    ):
+        return None
+    code = core_code(rest, rules)
     return code if code is not None and code not in beside else "?"
 
 
@@ -324,6 +349,13 @@ def _measure_pieces(
         if len(others) == 0:
             continue
         near = np.linalg.norm(others - base, axis=1) <= HIDDEN_REACH_MM
+        # Only a piece nearer the camera hides this one: its colour lies on the inner side
+        # of the base (against the lean).  Colour on the outer side is a piece standing
+        # behind, which this one hides instead.
+        lean = np.asarray(leans[line])
+        norm = float(np.linalg.norm(lean))
+        if norm > INNER_LEAN_MIN:
+            near &= (others - base) @ (lean / norm) <= INNER_SIDE_MM
         if int(near.sum()) >= hidden_px:
             crowded.add(line)
     for colour in {codes[i] for i in occupied}:
