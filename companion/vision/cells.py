@@ -55,9 +55,10 @@ class CellRules:
     bonus_ring_open_min: float = 0.45
     bonus_ring_spill_max: float = 0.2
     bonus_blur_max: float = 0.08
-    # The printed icon must show: a glossy tile washed out by glare shows floor-like
-    # pixels too, but no icon.
+    # The printed icon must show (a glossy tile washed out by glare shows floor-like
+    # pixels too, but no icon) unless the ring is clean floor, which a washed tile's is not.
     bonus_icon_min: float = 0.05
+    bonus_clean_ring_min: float = 0.85
 
 
 def class_fractions(
@@ -130,13 +131,16 @@ def _empty_bonus(
         return False
     icon = "Y" if kind == "J" else kind
     others = [k for k in SPECIES_ORDER if k != icon]
+    icon_min = (
+        0.0 if ring[PixelClass.NEUTRAL] >= rules.bonus_clean_ring_min else rules.bonus_icon_min
+    )
     ring_species = float(ring[PixelClass.B : PixelClass.R + 1].sum())
     if (
         fractions[PixelClass.NEUTRAL] >= rules.bonus_floor_min
         and ring[PixelClass.NEUTRAL] >= rules.bonus_ring_open_min
         and max(ring[PixelClass[k]] for k in others) <= rules.bonus_ring_spill_max
         and max(fractions[PixelClass[k]] for k in others) <= rules.bonus_blur_max
-        and rules.bonus_icon_min <= fractions[PixelClass[icon]] <= rules.bonus_icon_max
+        and icon_min <= fractions[PixelClass[icon]] <= rules.bonus_icon_max
     ):
         return True
     floor_around = (
@@ -154,7 +158,7 @@ def _empty_bonus(
     return bool(
         floor_around
         and max(ring[PixelClass[k]] for k in others) <= rules.bonus_ring_stray_max
-        and rules.bonus_icon_min <= fractions[PixelClass[icon]] <= rules.bonus_icon_max
+        and icon_min <= fractions[PixelClass[icon]] <= rules.bonus_icon_max
         and max(fractions[PixelClass[k]] for k in others) <= 0.03
     )
 
