@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -205,3 +207,31 @@ def test_a_neighbours_colour_leaning_into_a_core_is_set_aside() -> None:
     edge = _core({PixelClass.Y: 0.32, PixelClass.NEUTRAL: 0.58, PixelClass.UNKNOWN: 0.1})
     assert colour_beside(edge, {"Y"}, rules) is None
     assert colour_beside(edge, {"G"}, rules) == "?"
+
+
+def test_two_touching_pieces_of_one_colour_are_sized_together() -> None:
+    from companion.vision.workers import pair_sizes
+
+    rules = WorkerRules()
+    codes: list[str | None] = [None] * 32
+    codes[3] = codes[4] = "R"
+    expected = {3: (200.0, 400.0), 4: (200.0, 400.0)}
+    bias = rules.size_centre * rules.area_span
+
+    def sized(area_3: float, area_4: float, crowded: bool = True) -> list[tuple[int, str]]:
+        measures = {
+            3: (area_3 * math.exp(bias), 15.0, crowded, 10.0, False),
+            4: (area_4 * math.exp(bias), 15.0, crowded, 10.0, False),
+        }
+        scores = {k: math.log(m[0]) - 0.5 * math.log(200.0 * 400.0) for k, m in measures.items()}
+        return pair_sizes(codes, measures, expected, scores, 0.0, rules)
+
+    assert sized(170.0, 180.0) == [(3, "vv")]
+    assert sized(420.0, 430.0) == [(3, "dd")]
+    # One of each: the sum says so, the larger share says which.
+    assert sized(380.0, 220.0) == [(3, "dv")]
+    assert sized(220.0, 380.0) == [(3, "vd")]
+    # One of each by the sum, but no clear difference between the shares: undecided.
+    assert sized(300.0, 300.0) == []
+    # Pieces that do not touch are sized alone.
+    assert sized(170.0, 180.0, crowded=False) == []

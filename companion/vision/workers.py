@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -94,6 +94,14 @@ class WorkerRules:
     size_centre: float = 0.15
     size_margin: float = 0.2
     crowded_margin: float = 0.45
+    # Two touching pieces of one colour, on the scale of their summed area where 0, 1 and
+    # 2 are what two vilici, one of each and two domini cover.  Blur and the way pieces
+    # overlap spread one of each from about 0 to 2, so the sum alone decides only at the
+    # ends; in between, one piece must look this much larger (log area) than the other.
+    pair_vv_max: float = -0.1
+    pair_dd_min: float = 2.0
+    pair_mixed_min: float = 0.4
+    pair_split: float = 0.3
     area_span: float = 0.225  # half the log area ratio between the two sizes, roughly
     reach_offset_mm: float = 2.0  # the head's far edge beyond the axis
     reach_spread_mm: float = 0.75
@@ -113,6 +121,9 @@ class WorkerObservation:
     size_score: float = 0.0  # < 0 looks like a vilicus, > 0 like a dominus
     reach_mm: float = 0.0  # how far the piece's colour reaches along the lean
     crowded: bool = False
+
+
+MISSING = (0.0, 0.0, True, 0.0, True)  # a piece with no pixels of its own
 
 
 def expected_area(piece: PieceSize, lean: float, across_mm: float) -> float:
@@ -176,13 +187,15 @@ def read_workers(
             codes[line] = colour_beside(cores[line], beside, rules)
     measures = _measure_pieces(classes, lab, layout, codes, leans, background)
     scores: dict[int, float] = {}
+    expected: dict[int, tuple[float, float]] = {}
     for line, code in enumerate(codes):
         if code is None or code == "?":
             continue
-        area, across, _, _ = measures.get(line, (0.0, 0.0, True, 0.0))
+        area, across, _, _, _ = measures.get(line, MISSING)
         lean = math.hypot(*leans[line])
         v_area = expected_area(g.vilicus, lean, across)
         d_area = expected_area(g.dominus, lean, across)
+        expected[line] = (v_area, d_area)
         scores[line] = math.log(max(area, 1.0)) - 0.5 * (math.log(v_area) + math.log(d_area))
     boundary = frame_boundary(list(scores.values()), rules)
     out: list[WorkerObservation] = []
@@ -190,7 +203,7 @@ def read_workers(
         if code is None or code == "?":
             out.append(WorkerObservation(code, 0.0, leans[line]))
             continue
-        area, _, touching, reach = measures.get(line, (0.0, 0.0, True, 0.0))
+        area, _, touching, reach, _ = measures.get(line, MISSING)
         area_score = scores[line] - boundary
         lean = math.hypot(*leans[line])
         score = size_evidence(area_score, reach, lean, g.vilicus, g.dominus, rules)
@@ -210,6 +223,51 @@ def read_workers(
                 code + size if size else "?", area, leans[line], score, reach, touching
             )
         )
+    for first_line, sizes in pair_sizes(codes, measures, expected, scores, boundary, rules):
+        for line, size in zip((first_line, first_line + 1), sizes, strict=True):
+            if out[line].code == "?":
+                out[line] = replace(out[line], code=str(codes[line]) + size)
+    return out
+
+
+def pair_sizes(
+    codes: list[str | None],
+    measures: dict[int, tuple[float, float, bool, float, bool]],
+    expected: dict[int, tuple[float, float]],
+    scores: dict[int, float],
+    boundary: float,
+    rules: WorkerRules,
+) -> list[tuple[int, str]]:
+    """Sizes of two touching pieces of one colour, decided together.
+
+    Where two pieces of one colour touch, how their pixels are shared is a guess, but not
+    their sum: it is compared with what two vilici, two domini or one of each would cover.
+    One of each is then told apart by which of the two looks the larger.
+    """
+    out: list[tuple[int, str]] = []
+    for line in range(LINES - 1):
+        other = line + 1
+        if other == LINES // 2 or line not in scores or other not in scores:
+            continue
+        if codes[line] != codes[other]:
+            continue
+        a, b = measures[line], measures[other]
+        if not (a[2] and b[2]) or a[4] or b[4]:
+            continue  # not a pair that only touches, or one of them partly hidden
+        (va, da), (vb, db) = expected[line], expected[other]
+        bias = boundary + rules.size_centre * rules.area_span
+        total = math.log(max(a[0] + b[0], 1.0)) - bias
+        vv, mixed, dd = math.log(va + vb), math.log((va + db + da + vb) / 2), math.log(da + db)
+        # 0 where two vilici are expected, 1 for one of each, 2 for two domini.
+        below = (total - vv) / (mixed - vv)
+        level = below if total < mixed else 1 + (total - mixed) / (dd - mixed)
+        diff = scores[line] - scores[other]
+        if level < rules.pair_vv_max:
+            out.append((line, "vv"))
+        elif level > rules.pair_dd_min:
+            out.append((line, "dd"))
+        elif level > rules.pair_mixed_min and abs(diff) > rules.pair_split:
+            out.append((line, "dv" if diff > 0 else "vd"))
     return out
 
 
@@ -316,7 +374,7 @@ def _measure_pieces(
     codes: list[str | None],
     leans: list[tuple[float, float]],
     background: tuple[float, float, float],
-) -> dict[int, tuple[float, float, bool, float]]:
+) -> dict[int, tuple[float, float, bool, float, bool]]:
     """Area (mm²), width across the lean (mm) and "crowded" for each standing piece.
 
     A piece is crowded when it meets a piece of its own colour (the split between them is
@@ -332,13 +390,14 @@ def _measure_pieces(
     ys2, xs2 = np.nonzero((top >= PixelClass.B) & (top <= PixelClass.R))
     xs = np.concatenate([xs1, xs2 + limit])
     ys = np.concatenate([ys1, ys2])
-    result: dict[int, tuple[float, float, bool, float]] = {}
+    result: dict[int, tuple[float, float, bool, float, bool]] = {}
     if len(xs) == 0:
         return result
     all_pts = np.stack([(xs + 0.5) / s, (ys + 0.5) / s], axis=1)
     all_cls = classes[ys, xs]
     all_contrast = np.stack(contrasts(lab[ys, xs], background), axis=1)
     crowded: set[int] = set()
+    hidden: set[int] = set()  # crowded by a piece of another colour in front
     hidden_px = HIDDEN_MM2 * s * s
     occupied = [i for i, c in enumerate(codes) if c is not None and c != "?"]
     base_of = {i: np.asarray(g.worker_space_centre_mm(i)) for i in occupied}
@@ -358,6 +417,7 @@ def _measure_pieces(
             near &= (others - base) @ (lean / norm) <= INNER_SIDE_MM
         if int(near.sum()) >= hidden_px:
             crowded.add(line)
+            hidden.add(line)
     for colour in {codes[i] for i in occupied}:
         lines = [i for i in occupied if codes[i] == colour]
         pick = all_cls == PixelClass[str(colour)]
@@ -384,7 +444,7 @@ def _measure_pieces(
                 mine &= np.any(contrast >= LEVELS * full, axis=1)
             own = pts[mine]
             if len(own) == 0:
-                result[line] = (0.0, 0.0, True, 0.0)
+                result[line] = (0.0, 0.0, True, 0.0, True)
                 continue
             lean = np.asarray(leans[line])
             norm = float(np.linalg.norm(lean))
@@ -392,7 +452,7 @@ def _measure_pieces(
             across = own @ np.array([-along[1], along[0]])
             width = float(np.percentile(across, 99) - np.percentile(across, 1)) + 1 / s
             reach = float(np.percentile((own - base_of[line]) @ along, 98))
-            result[line] = (len(own) / (s * s), width, line in crowded, reach)
+            result[line] = (len(own) / (s * s), width, line in crowded, reach, line in hidden)
     return result
 
 
