@@ -235,3 +235,28 @@ def test_two_touching_pieces_of_one_colour_are_sized_together() -> None:
     assert sized(300.0, 300.0) == []
     # Pieces that do not touch are sized alone.
     assert sized(170.0, 180.0, crowded=False) == []
+
+
+def test_a_washed_out_cell_inside_a_seen_tile_takes_its_only_colour() -> None:
+    from companion.vision.cells import fill_covered_cells
+
+    rules = CellRules()
+    slot = next(iter(PROFILE.vat_slots.values()))[0]
+    fractions = np.zeros((CELLS, N_CLASSES))
+    fractions[:, PixelClass.NEUTRAL] = 1.0
+    washed = {PixelClass.NEUTRAL: 0.35, PixelClass.Y: 0.45, PixelClass.UNKNOWN: 0.2}
+    fractions[slot[1]] = 0.0
+    for cls, share in washed.items():
+        fractions[slot[1], cls] = share
+    cells = ["."] * CELLS
+    for i in slot:
+        cells[i] = "Y"
+    cells[slot[1]] = "?"
+    assert fill_covered_cells(cells, fractions, PROFILE, rules)[slot[1]] == "Y"
+    # Two colours left: still unknown.
+    fractions[slot[1], PixelClass.G] = 0.05
+    assert fill_covered_cells(cells, fractions, PROFILE, rules)[slot[1]] == "?"
+    fractions[slot[1], PixelClass.G] = 0.0
+    # No tile seen in the slot: the cell may be empty floor.
+    alone = ["?" if i in slot else "." for i in range(CELLS)]
+    assert fill_covered_cells(alone, fractions, PROFILE, rules)[slot[1]] == "?"

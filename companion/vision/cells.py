@@ -58,6 +58,10 @@ class CellRules:
     # The printed icon must show (a glossy tile washed out by glare shows floor-like
     # pixels too, but no icon) unless the ring is clean floor, which a washed tile's is not.
     bonus_icon_min: float = 0.05
+    # Inside a slot where a tile is seen, every cell is covered by it: a cell washed out by
+    # glare takes the only colour it still shows, this much of it and no other.
+    covered_colour_min: float = 0.15
+    covered_other_max: float = 0.02
     bonus_clean_ring_min: float = 0.85
 
 
@@ -161,6 +165,31 @@ def _empty_bonus(
         and icon_min <= fractions[PixelClass[icon]] <= rules.bonus_icon_max
         and max(fractions[PixelClass[k]] for k in others) <= 0.03
     )
+
+
+def fill_covered_cells(
+    cells: list[str], fractions: NDArray[np.float64], profile: BoardProfile, rules: CellRules
+) -> list[str]:
+    """Unreadable cells inside a slot where a tile is seen, read from the one colour left.
+
+    A tile covers its whole slot, so no cell of a slot holding a tile is empty; a glossy
+    tile under glare turns pale and shows floor-like pixels, but keeps its hue where it
+    shows any colour at all.
+    """
+    out = list(cells)
+    species = fractions[:, PixelClass.B : PixelClass.R + 1]
+    for slots in profile.vat_slots.values():
+        for slot in slots:
+            if not any(out[i] in SPECIES_ORDER for i in slot) or "." in (out[i] for i in slot):
+                continue
+            for i in slot:
+                if out[i] != "?":
+                    continue
+                order = np.argsort(-species[i])
+                best, second = species[i, order[0]], species[i, order[1]]
+                if best >= rules.covered_colour_min and second <= rules.covered_other_max:
+                    out[i] = SPECIES_ORDER[int(order[0])]
+    return out
 
 
 def apply_tile_constraint(cells: list[str], profile: BoardProfile) -> list[str]:

@@ -51,7 +51,10 @@ DARK_L = 30  # 8-bit Lab lightness below which chroma is noise
 BRIGHT_L = 225
 BRIGHT_MIN_CHROMA = 24.0
 BRIGHT_NEUTRAL_RADIUS = 13.0
-YELLOW_DRIFT_MIN_DISTANCE = 10.0
+YELLOW_DRIFT_MIN_DISTANCE = 7.0
+# How far (degrees) towards green a glossy yellow tile's hue bends under glare: a
+# physically rendered glare spot turns it pale lemon, half-way to green.
+YELLOW_DRIFT_MAX_DEG = 36.0
 # In its own shade a yellow piece keeps its hue but loses chroma with its lightness, down to
 # the sheet's: what still tells it apart is saturation (chroma for its lightness), about 1
 # for yellow at any shade against 0.3 for the sheet, the floor and the walls.
@@ -164,7 +167,9 @@ class ColourModel:
         bright[drift & (bright == PixelClass.UNKNOWN)] = PixelClass.NEUTRAL
         # The same drift bends a light, clearly saturated yellow towards green.
         y_angle = angles["Y"]
-        y_drift = (_angle_diff_array(hue, y_angle) > 0) & (_angle_diff_array(hue, y_angle) <= 28.0)
+        y_drift = (_angle_diff_array(hue, y_angle) > 0) & (
+            _angle_diff_array(hue, y_angle) <= YELLOW_DRIFT_MAX_DEG
+        )
         y_drift &= chroma >= max(floor_chroma, math.hypot(sa, sb)) + YELLOW_DRIFT_MIN_DISTANCE
         y_drift &= neutral_dist > BRIGHT_NEUTRAL_RADIUS
         bright[y_drift & (bright == PixelClass.UNKNOWN)] = PixelClass.Y

@@ -14,7 +14,13 @@ from numpy.typing import NDArray
 from companion.boards import BoardProfile
 from companion.games.garum.state import BoardState
 from companion.vision.canonical import CanonicalLayout
-from companion.vision.cells import CellRules, apply_tile_constraint, class_fractions, read_cells
+from companion.vision.cells import (
+    CellRules,
+    apply_tile_constraint,
+    class_fractions,
+    fill_covered_cells,
+    read_cells,
+)
 from companion.vision.colour import (
     ColourModel,
     PixelClass,
@@ -56,6 +62,8 @@ class BoardReader:
         self._table = self.colours.lookup_table()
         self._sheet_ab = bgr_to_ab(self.colours.sheet_bgr)
         self._sheet_lab = (_lightness(self.colours.sheet_bgr), *self._sheet_ab)
+        # Every 7th pixel of the bare sheet ring, as flat indices (a mask is slow to apply).
+        self._ring_samples = np.flatnonzero(self.layout.ring_mask)[::7]
         self._locator = BoardLocator(profile)
         self.cell_rules = CellRules()
         self.worker_rules = WorkerRules()
@@ -66,7 +74,7 @@ class BoardReader:
         White balance by channel gains cannot undo a channel clipped on the bright sheet
         (warm light on a camera with locked white balance); a shift in Lab can.
         """
-        da, db = _sheet_ab_offset(lab, self.layout, self._sheet_ab)
+        da, db = _sheet_ab_offset(lab, self._ring_samples, self._sheet_ab)
         if max(abs(da), abs(db)) < RECENTRE_MIN:
             return lab
         shift = np.array([0, -da, -db], dtype=np.int16)
@@ -96,6 +104,7 @@ class BoardReader:
         fractions = class_fractions(classes, self.layout.cell_labels)
         rings = class_fractions(classes, self.layout.bonus_rings)
         cells = read_cells(fractions, self.cell_rules, self.profile.bonus_kind, rings)
+        cells = fill_covered_cells(cells, fractions, self.profile, self.cell_rules)
         if hand is not None:
             hidden = np.unique(self.layout.cell_labels[hand & (self.layout.cell_labels >= 0)])
             for i in hidden:
@@ -122,10 +131,10 @@ class BoardReader:
 
 
 def _sheet_ab_offset(
-    lab: NDArray[np.uint8], layout: CanonicalLayout, reference_ab: tuple[float, float]
+    lab: NDArray[np.uint8], ring_samples: NDArray[np.intp], reference_ab: tuple[float, float]
 ) -> tuple[int, int]:
     """How far the sheet's chroma in this frame sits from where it should."""
-    ring = lab[layout.ring_mask][::7]
+    ring = lab.reshape(-1, 3)[ring_samples]
     a = float(np.median(ring[:, 1])) - 128.0
     b = float(np.median(ring[:, 2])) - 128.0
     return (round(a - reference_ab[0]), round(b - reference_ab[1]))
