@@ -37,6 +37,9 @@ SPECIES_ORDER = "BGYR"
 # How far (mm) a pixel may lie from a standing piece's axis and still belong to it.
 REACH_MM = 15.0
 SEAM_MM = 1.5
+# How far (mm) from a standing piece's axis a pixel too dark for colour may lie and still
+# be taken for one of its shaded faces.
+DARK_REACH_MM = 9.0
 # Another colour covering this much (mm²) within HIDDEN_REACH_MM of a piece's base (where
 # its own footprint must show) may hide part of it.
 HIDDEN_MM2 = 12.0
@@ -176,14 +179,12 @@ def read_workers(
         if code != "?" or blocked_lines[line]:
             continue
         strip = range(0, LINES // 2) if line < LINES // 2 else range(LINES // 2, LINES)
-        beside = {
-            str(first[j])
-            for j in (line - 1, line + 1)
-            if j in strip and first[j] is not None and first[j] != "?"
-        }
+        around = [first[j] for j in (line - 1, line + 1) if j in strip]
+        beside = {str(code) for code in around if code is not None}
         if _empty_beside_neighbours(classes, layout, pose, rules, first, line):
             codes[line] = None
-        elif beside:
+        elif beside and "?" not in beside:
+            # Only when every neighbour is known: an unreadable one may be of any colour.
             codes[line] = colour_beside(cores[line], beside, rules)
     measures = _measure_pieces(classes, lab, layout, codes, leans, background)
     scores: dict[int, float] = {}
@@ -254,6 +255,8 @@ def pair_sizes(
         a, b = measures[line], measures[other]
         if not (a[2] and b[2]) or a[4] or b[4]:
             continue  # not a pair that only touches, or one of them partly hidden
+        if max(abs(scores[line] - boundary), abs(scores[other] - boundary)) > rules.implausible:
+            continue  # one of them is no piece of either size (a neighbour's lean)
         (va, da), (vb, db) = expected[line], expected[other]
         bias = boundary + rules.size_centre * rules.area_span
         total = math.log(max(a[0] + b[0], 1.0)) - bias
@@ -384,10 +387,13 @@ def _measure_pieces(
     s = layout.px_per_mm
     limit = round((min(g.grid_origin_mm) - g.wall_mm) * s)
     height = (g.vilicus.height_mm + g.dominus.height_mm) / 2
-    # Species pixels of the worker strips (left and top), never of the fish grid.
+    # Species pixels of the worker strips (left and top), never of the fish grid, and
+    # pixels too dark for any colour (a piece's faces in its own shade, in a dim room).
     left, top = classes[:, :limit], classes[:limit, limit:]
-    ys1, xs1 = np.nonzero((left >= PixelClass.B) & (left <= PixelClass.R))
-    ys2, xs2 = np.nonzero((top >= PixelClass.B) & (top <= PixelClass.R))
+    ys1, xs1 = np.nonzero(
+        (left >= PixelClass.B) & (left <= PixelClass.R) | (left == PixelClass.DARK)
+    )
+    ys2, xs2 = np.nonzero((top >= PixelClass.B) & (top <= PixelClass.R) | (top == PixelClass.DARK))
     xs = np.concatenate([xs1, xs2 + limit])
     ys = np.concatenate([ys1, ys2])
     result: dict[int, tuple[float, float, bool, float, bool]] = {}
@@ -404,7 +410,9 @@ def _measure_pieces(
     for line in occupied:
         base = np.asarray(g.worker_space_centre_mm(line))
         box = np.all(np.abs(all_pts - base) <= HIDDEN_REACH_MM, axis=1)
-        others = all_pts[box & (all_cls != PixelClass[str(codes[line])])]
+        others = all_pts[
+            box & (all_cls != PixelClass[str(codes[line])]) & (all_cls != PixelClass.DARK)
+        ]
         if len(others) == 0:
             continue
         near = np.linalg.norm(others - base, axis=1) <= HIDDEN_REACH_MM
@@ -418,10 +426,21 @@ def _measure_pieces(
         if int(near.sum()) >= hidden_px:
             crowded.add(line)
             hidden.add(line)
+    dark = all_cls == PixelClass.DARK
+    dark_owner = np.full(len(all_pts), -1)
+    if dark.any() and occupied:
+        # Each dark pixel goes to the nearest standing piece of any colour, if near enough.
+        dist = np.stack(
+            [_segment_distance(all_pts[dark], base_of[i], leans[i], height) for i in occupied],
+            axis=1,
+        )
+        nearest = np.argmin(dist, axis=1)
+        close = dist[np.arange(len(nearest)), nearest] <= DARK_REACH_MM
+        dark_owner[np.flatnonzero(dark)[close]] = np.asarray(occupied)[nearest[close]]
     for colour in {codes[i] for i in occupied}:
         lines = [i for i in occupied if codes[i] == colour]
-        pick = all_cls == PixelClass[str(colour)]
-        pts, contrast = all_pts[pick], all_contrast[pick]
+        pick = (all_cls == PixelClass[str(colour)]) | np.isin(dark_owner, lines)
+        pts, contrast, shade = all_pts[pick], all_contrast[pick], dark[pick]
         if len(pts) == 0:
             continue
         dist = np.stack(
@@ -439,9 +458,10 @@ def _measure_pieces(
                 crowded |= {lines[int(k)] for k in np.unique(second[seam])}
         for k, line in enumerate(lines):
             mine = near & (owner == k)
-            if mine.any():
-                full = np.percentile(contrast[mine], 90, axis=0)
-                mine &= np.any(contrast >= LEVELS * full, axis=1)
+            lit = mine & ~shade
+            if lit.any():
+                full = np.percentile(contrast[lit], 90, axis=0)
+                mine &= np.any(contrast >= LEVELS * full, axis=1) | shade
             own = pts[mine]
             if len(own) == 0:
                 result[line] = (0.0, 0.0, True, 0.0, True)
