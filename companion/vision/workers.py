@@ -24,6 +24,7 @@ import itertools
 import math
 from dataclasses import dataclass, replace
 
+import cv2
 import numpy as np
 from numpy.typing import NDArray
 
@@ -40,6 +41,8 @@ SEAM_MM = 1.5
 # How far (mm) from a standing piece's axis a pixel too dark for colour may lie and still
 # be taken for one of its shaded faces.
 DARK_REACH_MM = 9.0
+# Dark pixels count only within a few pixels of a piece's colour: its faces are attached.
+_FACE_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9))
 # Another colour covering this much (mm²) within HIDDEN_REACH_MM of a piece's base (where
 # its own footprint must show) may hide part of it.
 HIDDEN_MM2 = 12.0
@@ -390,10 +393,8 @@ def _measure_pieces(
     # Species pixels of the worker strips (left and top), never of the fish grid, and
     # pixels too dark for any colour (a piece's faces in its own shade, in a dim room).
     left, top = classes[:, :limit], classes[:limit, limit:]
-    ys1, xs1 = np.nonzero(
-        (left >= PixelClass.B) & (left <= PixelClass.R) | (left == PixelClass.DARK)
-    )
-    ys2, xs2 = np.nonzero((top >= PixelClass.B) & (top <= PixelClass.R) | (top == PixelClass.DARK))
+    ys1, xs1 = np.nonzero(_piece_pixels(left))
+    ys2, xs2 = np.nonzero(_piece_pixels(top))
     xs = np.concatenate([xs1, xs2 + limit])
     ys = np.concatenate([ys1, ys2])
     result: dict[int, tuple[float, float, bool, float, bool]] = {}
@@ -460,7 +461,7 @@ def _measure_pieces(
             mine = near & (owner == k)
             lit = mine & ~shade
             if lit.any():
-                full = np.percentile(contrast[lit], 90, axis=0)
+                full = np.array([_quantile(contrast[lit, c], 0.9) for c in range(2)])
                 mine &= np.any(contrast >= LEVELS * full, axis=1) | shade
             own = pts[mine]
             if len(own) == 0:
@@ -470,8 +471,8 @@ def _measure_pieces(
             norm = float(np.linalg.norm(lean))
             along = lean / norm if norm > 1e-3 else np.array([1.0, 0.0])
             across = own @ np.array([-along[1], along[0]])
-            width = float(np.percentile(across, 99) - np.percentile(across, 1)) + 1 / s
-            reach = float(np.percentile((own - base_of[line]) @ along, 98))
+            width = _quantile(across, 0.99) - _quantile(across, 0.01) + 1 / s
+            reach = _quantile((own - base_of[line]) @ along, 0.98)
             result[line] = (len(own) / (s * s), width, line in crowded, reach, line in hidden)
     return result
 
@@ -493,6 +494,19 @@ def contrasts(
     ref = max(background[0], 20.0)
     saturation = np.hypot(a / lightness - background[1] / ref, b / lightness - background[2] / ref)
     return chroma, np.asarray(saturation * ref, dtype=np.float32)
+
+
+def _piece_pixels(classes: NDArray[np.uint8]) -> NDArray[np.bool_]:
+    """Species pixels, and pixels too dark for colour that touch them (shaded faces)."""
+    species = (classes >= PixelClass.B) & (classes <= PixelClass.R)
+    near = cv2.dilate(species.view(np.uint8), _FACE_KERNEL) > 0
+    return species | ((classes == PixelClass.DARK) & near)
+
+
+def _quantile(values: NDArray[np.float64], q: float) -> float:
+    """The q-quantile (0-1) of a 1-D array, by partial sort (np.percentile is slow)."""
+    k = round(q * (len(values) - 1))
+    return float(np.partition(values, k)[k])
 
 
 def _empty_beside_neighbours(
