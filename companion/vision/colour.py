@@ -145,10 +145,12 @@ class ColourModel:
         angles = {k: math.degrees(math.atan2(v[1], v[0])) for k, v in self.species_ab.items()}
         floor_chroma = math.hypot(fa, fb)
         chroma = np.hypot(a, b)
+        sectors: dict[str, NDArray[np.bool_]] = {}  # each species' hue sector
         for letter, angle in angles.items():
             gaps = [abs(_angle_diff(angle, other)) for k, other in angles.items() if k != letter]
             half = min(min(gaps) / 2 - HUE_MARGIN_DEG, MAX_HALF_SECTOR_DEG)
-            inside = np.abs(_angle_diff_array(hue, angle)) <= half
+            sectors[letter] = np.abs(_angle_diff_array(hue, angle)) <= half
+            inside = sectors[letter].copy()
             need = YELLOW_MIN_DISTANCE if letter == "Y" else SPECIES_MIN_DISTANCE
             inside &= (dist >= need) & (neutral_dist >= need) & (chroma >= SPECIES_MIN_CHROMA)
             if letter == "Y":
@@ -196,17 +198,11 @@ class ColourModel:
         bright = bright | both
         normal = table | (shaded.astype(np.uint8) << 6)
         dark = np.full_like(table, PixelClass.DARK)
-        y_half = min(
-            min(abs(_angle_diff(y_angle, v)) for k, v in angles.items() if k != "Y") / 2
-            - HUE_MARGIN_DEG,
-            MAX_HALF_SECTOR_DEG,
-        )
-        y_hue = np.abs(_angle_diff_array(hue, y_angle)) <= y_half
         shades = []
         for top in _SHADE_TOPS:
             # The band's brightest pixel sets the bar, so no neutral pixel in it passes.
             need = max(SPECIES_MIN_CHROMA, YELLOW_MIN_SATURATION * top * 100.0 / 255.0)
-            pick = y_hue & (chroma >= need)
+            pick = sectors["Y"] & (chroma >= need)
             pick &= (table == PixelClass.NEUTRAL) | (table == PixelClass.UNKNOWN)
             band = normal.copy()
             band[pick] = PixelClass.Y | (normal[pick] & 0x40)
