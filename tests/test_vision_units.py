@@ -210,7 +210,7 @@ def test_a_neighbours_colour_leaning_into_a_core_is_set_aside() -> None:
 
 
 def test_two_touching_pieces_of_one_colour_are_sized_together() -> None:
-    from companion.vision.workers import pair_sizes
+    from companion.vision.workers import PieceMeasure, pair_sizes
 
     rules = WorkerRules()
     codes: list[str | None] = [None] * 32
@@ -220,10 +220,11 @@ def test_two_touching_pieces_of_one_colour_are_sized_together() -> None:
 
     def sized(area_3: float, area_4: float, crowded: bool = True) -> list[tuple[int, str]]:
         measures = {
-            3: (area_3 * math.exp(bias), 15.0, crowded, 10.0, False),
-            4: (area_4 * math.exp(bias), 15.0, crowded, 10.0, False),
+            3: PieceMeasure(area_3 * math.exp(bias), 15.0, crowded, 10.0, False),
+            4: PieceMeasure(area_4 * math.exp(bias), 15.0, crowded, 10.0, False),
         }
-        scores = {k: math.log(m[0]) - 0.5 * math.log(200.0 * 400.0) for k, m in measures.items()}
+        middle = 0.5 * math.log(200.0 * 400.0)
+        scores = {k: math.log(m.area_mm2) - middle for k, m in measures.items()}
         return pair_sizes(codes, measures, expected, scores, 0.0, rules)
 
     assert sized(170.0, 180.0) == [(3, "vv")]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -129,7 +130,23 @@ class WorkerObservation:
     crowded: bool = False
 
 
-MISSING = (0.0, 0.0, True, 0.0, True)  # a piece with no pixels of its own
+class PieceMeasure(NamedTuple):
+    """What the pixels of one standing piece show."""
+
+    area_mm2: float
+    across_mm: float  # width across the lean
+    crowded: bool  # touches a piece of its colour, or partly hidden
+    reach_mm: float  # how far its colour reaches along the lean
+    hidden: bool  # partly hidden by a piece of another colour nearer the camera
+
+
+MISSING = PieceMeasure(0.0, 0.0, True, 0.0, True)  # a piece with no pixels of its own
+
+
+def adjacent(line: int) -> list[int]:
+    """The worker spaces either side of ``line`` in its own strip (rows or columns)."""
+    strip = range(0, LINES // 2) if line < LINES // 2 else range(LINES // 2, LINES)
+    return [j for j in (line - 1, line + 1) if j in strip]
 
 
 def expected_area(piece: PieceSize, lean: float, across_mm: float) -> float:
@@ -181,8 +198,7 @@ def read_workers(
     for line, code in enumerate(first):
         if code != "?" or blocked_lines[line]:
             continue
-        strip = range(0, LINES // 2) if line < LINES // 2 else range(LINES // 2, LINES)
-        around = [first[j] for j in (line - 1, line + 1) if j in strip]
+        around = [first[j] for j in adjacent(line)]
         beside = {str(code) for code in around if code is not None}
         if _empty_beside_neighbours(classes, layout, pose, rules, first, line):
             codes[line] = None
@@ -236,7 +252,7 @@ def read_workers(
 
 def pair_sizes(
     codes: list[str | None],
-    measures: dict[int, tuple[float, float, bool, float, bool]],
+    measures: dict[int, PieceMeasure],
     expected: dict[int, tuple[float, float]],
     scores: dict[int, float],
     boundary: float,
@@ -251,18 +267,18 @@ def pair_sizes(
     out: list[tuple[int, str]] = []
     for line in range(LINES - 1):
         other = line + 1
-        if other == LINES // 2 or line not in scores or other not in scores:
+        if other not in adjacent(line) or line not in scores or other not in scores:
             continue
         if codes[line] != codes[other]:
             continue
         a, b = measures[line], measures[other]
-        if not (a[2] and b[2]) or a[4] or b[4]:
+        if not (a.crowded and b.crowded) or a.hidden or b.hidden:
             continue  # not a pair that only touches, or one of them partly hidden
         if max(abs(scores[line] - boundary), abs(scores[other] - boundary)) > rules.implausible:
             continue  # one of them is no piece of either size (a neighbour's lean)
         (va, da), (vb, db) = expected[line], expected[other]
         bias = boundary + rules.size_centre * rules.area_span
-        total = math.log(max(a[0] + b[0], 1.0)) - bias
+        total = math.log(max(a.area_mm2 + b.area_mm2, 1.0)) - bias
         vv, mixed, dd = math.log(va + vb), math.log((va + db + da + vb) / 2), math.log(da + db)
         # 0 where two vilici are expected, 1 for one of each, 2 for two domini.
         below = (total - vv) / (mixed - vv)
@@ -380,8 +396,8 @@ def _measure_pieces(
     codes: list[str | None],
     leans: list[tuple[float, float]],
     background: tuple[float, float, float],
-) -> dict[int, tuple[float, float, bool, float, bool]]:
-    """Area (mm²), width across the lean (mm) and "crowded" for each standing piece.
+) -> dict[int, PieceMeasure]:
+    """What the pixels of each standing piece show (see :class:`PieceMeasure`).
 
     A piece is crowded when it meets a piece of its own colour (the split between them is
     a guess) or when another colour covers part of where it stands (it may be hidden).
@@ -397,7 +413,7 @@ def _measure_pieces(
     ys2, xs2 = np.nonzero(_piece_pixels(top))
     xs = np.concatenate([xs1, xs2 + limit])
     ys = np.concatenate([ys1, ys2])
-    result: dict[int, tuple[float, float, bool, float, bool]] = {}
+    result: dict[int, PieceMeasure] = {}
     if len(xs) == 0:
         return result
     all_pts = np.stack([(xs + 0.5) / s, (ys + 0.5) / s], axis=1)
@@ -409,7 +425,7 @@ def _measure_pieces(
     occupied = [i for i, c in enumerate(codes) if c is not None and c != "?"]
     base_of = {i: np.asarray(g.worker_space_centre_mm(i)) for i in occupied}
     for line in occupied:
-        base = np.asarray(g.worker_space_centre_mm(line))
+        base = base_of[line]
         box = np.all(np.abs(all_pts - base) <= HIDDEN_REACH_MM, axis=1)
         others = all_pts[
             box & (all_cls != PixelClass[str(codes[line])]) & (all_cls != PixelClass.DARK)
@@ -465,7 +481,7 @@ def _measure_pieces(
                 mine &= np.any(contrast >= LEVELS * full, axis=1) | shade
             own = pts[mine]
             if len(own) == 0:
-                result[line] = (0.0, 0.0, True, 0.0, True)
+                result[line] = MISSING
                 continue
             lean = np.asarray(leans[line])
             norm = float(np.linalg.norm(lean))
@@ -473,7 +489,9 @@ def _measure_pieces(
             across = own @ np.array([-along[1], along[0]])
             width = _quantile(across, 0.99) - _quantile(across, 0.01) + 1 / s
             reach = _quantile((own - base_of[line]) @ along, 0.98)
-            result[line] = (len(own) / (s * s), width, line in crowded, reach, line in hidden)
+            result[line] = PieceMeasure(
+                len(own) / (s * s), width, line in crowded, reach, line in hidden
+            )
     return result
 
 
@@ -527,8 +545,7 @@ def _empty_beside_neighbours(
     """
     g = layout.profile.geometry
     s = layout.px_per_mm
-    strip = range(0, LINES // 2) if line < LINES // 2 else range(LINES // 2, LINES)
-    neighbours = [j for j in (line - 1, line + 1) if j in strip and codes[j] is not None]
+    neighbours = [j for j in adjacent(line) if codes[j] is not None]
     if not neighbours:
         return False
     cx, cy = g.worker_space_centre_mm(line)
