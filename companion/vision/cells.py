@@ -139,12 +139,15 @@ def _empty_bonus(
         0.0 if ring[PixelClass.NEUTRAL] >= rules.bonus_clean_ring_min else rules.bonus_icon_min
     )
     ring_species = float(ring[PixelClass.B : PixelClass.R + 1].sum())
+    ring_other = max(ring[PixelClass[k]] for k in others)
+    cell_other = max(fractions[PixelClass[k]] for k in others)
+    icon_shown = icon_min <= fractions[PixelClass[icon]] <= rules.bonus_icon_max
     if (
         fractions[PixelClass.NEUTRAL] >= rules.bonus_floor_min
         and ring[PixelClass.NEUTRAL] >= rules.bonus_ring_open_min
-        and max(ring[PixelClass[k]] for k in others) <= rules.bonus_ring_spill_max
-        and max(fractions[PixelClass[k]] for k in others) <= rules.bonus_blur_max
-        and icon_min <= fractions[PixelClass[icon]] <= rules.bonus_icon_max
+        and ring_other <= rules.bonus_ring_spill_max
+        and cell_other <= rules.bonus_blur_max
+        and icon_shown
     ):
         return True
     floor_around = (
@@ -161,9 +164,9 @@ def _empty_bonus(
     )
     return bool(
         floor_around
-        and max(ring[PixelClass[k]] for k in others) <= rules.bonus_ring_stray_max
-        and icon_min <= fractions[PixelClass[icon]] <= rules.bonus_icon_max
-        and max(fractions[PixelClass[k]] for k in others) <= 0.03
+        and ring_other <= rules.bonus_ring_stray_max
+        and icon_shown
+        and cell_other <= 0.03
     )
 
 
