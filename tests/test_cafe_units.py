@@ -130,7 +130,10 @@ def test_the_hub_page_escapes_what_players_typed() -> None:
     assert 'class="leader"' in page and " dispute" in page
     api = client.get("/api/tables").get_json()
     assert api["tables"][0]["dashboard"] is None
-    assert "script-src 'self'" in client.get("/").headers["Content-Security-Policy"]
+    headers = client.get("/").headers
+    assert "script-src 'self'" in headers["Content-Security-Policy"]
+    assert "frame-ancestors 'none'" in headers["Content-Security-Policy"]
+    assert headers["X-Content-Type-Options"] == "nosniff"
 
 
 def test_the_fold_of_the_log_matches_the_live_session(tmp_path: Path) -> None:

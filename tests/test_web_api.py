@@ -240,3 +240,11 @@ def test_desync_page_and_emperor_choice(client: FlaskClient, session: TableSessi
     page = client.get("/").get_data(as_text=True)
     assert "The board differs from the game" in page
     assert f'class="cell flagged" data-cell="{taken}"' in page
+
+
+def test_every_response_forbids_framing_sniffing_and_foreign_scripts(client: FlaskClient) -> None:
+    for path in ("/", "/api/state"):
+        headers = client.get(path).headers
+        assert headers["X-Content-Type-Options"] == "nosniff"
+        assert headers["X-Frame-Options"] == "DENY"
+        assert "script-src 'self'" in headers["Content-Security-Policy"]

@@ -10,6 +10,7 @@ from typing import Any
 from flask import Flask, Response, jsonify, render_template, stream_with_context
 
 from companion.cafe.room import Room
+from companion.web.headers import send_security_headers
 
 
 @dataclass(frozen=True)
@@ -56,13 +57,13 @@ def create_hub_app(room: Room, config: HubWebConfig | None = None) -> Flask:
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
 
-    @app.after_request
-    def _headers(response: Any) -> Any:
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault(
-            "Content-Security-Policy",
-            "default-src 'self'; style-src 'self'; script-src 'self'; frame-ancestors 'none'",
-        )
-        return response
+    send_security_headers(
+        app,
+        {
+            "Content-Security-Policy": (
+                "default-src 'self'; style-src 'self'; script-src 'self'; frame-ancestors 'none'"
+            )
+        },
+    )
 
     return app

@@ -12,6 +12,7 @@ from companion.errors import CompanionError, InputError
 from companion.web.api import bp as api_bp
 from companion.web.auth import LoginThrottle, csrf_token, is_operator
 from companion.web.config import WebConfig
+from companion.web.headers import send_security_headers
 from companion.web.ides import bp as ides_bp
 from companion.web.pages import bp as pages_bp
 from companion.web.services import Services
@@ -53,14 +54,14 @@ def create_app(config: WebConfig | None = None, services: Services | None = None
             return jsonify(error=str(exc)), code
         return f"<!doctype html><title>Error</title><p>{escape(str(exc))}</p>", code
 
-    @app.after_request
-    def _headers(response: Any) -> Any:
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("X-Frame-Options", "DENY")
-        response.headers.setdefault(
-            "Content-Security-Policy",
-            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'",
-        )
-        return response
+    send_security_headers(
+        app,
+        {
+            "X-Frame-Options": "DENY",
+            "Content-Security-Policy": (
+                "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'"
+            ),
+        },
+    )
 
     return app

@@ -1,0 +1,19 @@
+"""Security headers every companion web app sends: one place for the policy."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask
+
+
+def send_security_headers(app: Flask, headers: dict[str, str]) -> None:
+    """Adds ``nosniff`` and ``headers`` (a content security policy, framing rules) to every
+    response that does not set them itself."""
+    wanted = {"X-Content-Type-Options": "nosniff", **headers}
+
+    @app.after_request
+    def _headers(response: Any) -> Any:
+        for name, value in wanted.items():
+            response.headers.setdefault(name, value)
+        return response
