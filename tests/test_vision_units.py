@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import cv2
 import numpy as np
 import pytest
 
@@ -31,6 +32,33 @@ def test_camera_position_recovered_from_the_homography(seed: int) -> None:
     pose = estimate_pose(camera.homography, (1280, 960))
     assert pose.ground_mm == pytest.approx((centre[0], centre[1]), abs=5.0)
     assert pose.height_mm == pytest.approx(abs(centre[2]), rel=0.02)
+
+
+def _top_of_dominus_error_mm(pose: CameraPose, centre: np.ndarray) -> float:
+    """How far (mm) the predicted top of a dominus on any worker space lies from the truth."""
+    g = PROFILE.geometry
+    worst = 0.0
+    for line in range(32):
+        base = g.worker_space_centre_mm(line)
+        true = CameraPose((float(centre[0]), float(centre[1])), float(abs(centre[2])))
+        a, b = pose.lean(base, 22.0), true.lean(base, 22.0)
+        worst = max(worst, math.hypot(a[0] - b[0], a[1] - b[1]))
+    return worst
+
+
+def test_a_straight_down_view_keeps_pieces_upright_despite_corner_noise() -> None:
+    # Seen straight down, the focal length is barely measurable: a fraction of a pixel on
+    # the board's corners could make the camera look twice as high or low, and every
+    # piece's predicted lean with it.
+    noise = np.random.default_rng(0)
+    w, h = PROFILE.geometry.sheet_mm
+    board = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float32)
+    for seed in range(12):
+        camera = random_camera(PROFILE, Shot(seed, max_tilt_deg=4.0), np.random.default_rng(seed))
+        seen = camera.project(np.hstack([board, np.zeros((4, 1), np.float32)]))
+        noisy = (seen + noise.normal(0.0, 0.5, seen.shape)).astype(np.float32)
+        pose = estimate_pose(cv2.getPerspectiveTransform(board, noisy), (1280, 960))
+        assert _top_of_dominus_error_mm(pose, -camera.r.T @ camera.t) < 2.0, seed
 
 
 def test_a_dominus_always_covers_more_than_a_vilicus() -> None:

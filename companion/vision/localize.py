@@ -10,6 +10,7 @@ does not lose the board while the camera is still.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -23,6 +24,12 @@ MIN_MARKERS = 3
 STILL_TOLERANCE_PX = 3.0
 # Detection runs on a half-size image first; small or blurred markers get larger passes.
 SCALES = (0.5, 0.75, 1.0)
+# Focal length of a typical lens, in image widths (about 53 degrees across), and how far a
+# camera's may differ from it (standard deviation of its logarithm).
+TYPICAL_FOCAL = 1.0
+TYPICAL_FOCAL_SPREAD = 0.3
+# How far (px) a located board corner may lie from the true one.
+CORNER_NOISE_PX = 1.0
 
 FloatArray = NDArray[np.float64]
 
@@ -148,31 +155,20 @@ class CameraPose:
         return ((point_mm[0] - self.ground_mm[0]) * k, (point_mm[1] - self.ground_mm[1]) * k)
 
 
-def estimate_pose(homography: FloatArray, image_size: tuple[int, int]) -> CameraPose:
+def estimate_pose(
+    homography: FloatArray, image_size: tuple[int, int], board_mm: float = 440.0
+) -> CameraPose:
     """Camera centre from a plane homography, principal point at the image centre.
 
-    The focal length follows from the two rotation constraints when the view is tilted; a
-    nearly straight-down view leaves it undetermined, so a typical wide lens is assumed (the
-    lean of pieces is then small anyway).
+    The focal length follows from the two rotation constraints of a tilted view, but the
+    straighter the view, the less they say: a pixel of error in the board's corners may
+    then double it.  The measured focal length is therefore weighed against a typical lens
+    by how much such an error would move it (see :func:`focal_length`).
     """
     width, height = image_size
     shift = np.array([[1, 0, -width / 2], [0, 1, -height / 2], [0, 0, 1]], dtype=np.float64)
     h = shift @ homography
-    h1, h2 = h[:, 0], h[:, 1]
-    candidates = []
-    den1 = h1[2] * h2[2]
-    den2 = h1[2] ** 2 - h2[2] ** 2
-    for num, den in (
-        (-(h1[0] * h2[0] + h1[1] * h2[1]), den1),
-        (-(h1[0] ** 2 + h1[1] ** 2 - h2[0] ** 2 - h2[1] ** 2), den2),
-    ):
-        if abs(den) > 1e-12:
-            candidates.append((abs(den), num / den))
-    focal = 0.9 * max(width, height)
-    if candidates:
-        _, f2 = max(candidates)
-        if f2 > 0 and 0.3 * max(width, height) < np.sqrt(f2) < 4 * max(width, height):
-            focal = float(np.sqrt(f2))
+    focal = focal_length(h, max(width, height), board_mm)
     k_inv = np.diag([1 / focal, 1 / focal, 1.0])
     m = k_inv @ h
     scale = 2.0 / (np.linalg.norm(m[:, 0]) + np.linalg.norm(m[:, 1]))
@@ -181,3 +177,47 @@ def estimate_pose(homography: FloatArray, image_size: tuple[int, int]) -> Camera
     rot = np.stack([r1, r2, r3], axis=1)
     centre = -rot.T @ t
     return CameraPose((float(centre[0]), float(centre[1])), float(abs(centre[2])))
+
+
+def focal_length(centred: FloatArray, image_width: int, board_mm: float) -> float:
+    """Focal length (px) for a homography whose image origin is the principal point.
+
+    The measurement and the typical lens are combined in log scale, each weighed by the
+    inverse of its variance; the measurement's comes from moving each of the board's four
+    corners (a square of side ``board_mm``) in the image by ``CORNER_NOISE_PX``.
+    """
+    typical = TYPICAL_FOCAL * image_width
+    measured = _measured_focal(centred)
+    if measured is None:
+        return typical
+    board = np.array([[0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1]], dtype=np.float64).T
+    board *= np.array([[board_mm], [board_mm], [1.0]])
+    seen = centred @ board
+    image = (seen[:2] / seen[2]).T
+    src = board[:2].T.astype(np.float32)
+    variance = 0.0
+    for corner, axis in np.ndindex(4, 2):
+        moved = image.copy()
+        moved[corner, axis] += CORNER_NOISE_PX
+        other = _measured_focal(cv2.getPerspectiveTransform(src, moved.astype(np.float32)))
+        if other is None:
+            return typical
+        variance += math.log(other / measured) ** 2
+    weight = 1.0 / max(variance, 1e-12)
+    prior = 1.0 / TYPICAL_FOCAL_SPREAD**2
+    log_focal = (weight * math.log(measured) + prior * math.log(typical)) / (weight + prior)
+    return math.exp(log_focal)
+
+
+def _measured_focal(centred: FloatArray) -> float | None:
+    """The focal length the two rotation constraints give, from the better conditioned
+    one, or None where it has no real value."""
+    h1, h2 = centred[:, 0], centred[:, 1]
+    options = (
+        (-(h1[0] * h2[0] + h1[1] * h2[1]), h1[2] * h2[2]),
+        (-(h1[0] ** 2 + h1[1] ** 2 - h2[0] ** 2 - h2[1] ** 2), h1[2] ** 2 - h2[2] ** 2),
+    )
+    num, den = max(options, key=lambda o: abs(o[1]))
+    if abs(den) < 1e-15 or num / den <= 0:
+        return None
+    return math.sqrt(num / den)

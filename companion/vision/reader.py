@@ -92,7 +92,7 @@ class BoardReader:
             return Reading(None, error=str(exc), timings_ms={"total": _ms(t0)})
         t1 = time.perf_counter()
         height, width = gray.shape
-        pose = estimate_pose(loc.homography, (width, height))
+        pose = estimate_pose(loc.homography, (width, height), min(self.profile.geometry.sheet_mm))
         view = self.layout.warp(frame_bgr, loc.homography)
         sheet = observed_sheet(view, self.layout)
         balanced = white_balance(view, sheet, self.colours)
