@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 import cv2
@@ -34,6 +34,7 @@ from companion.boards.profile import PieceSize
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.colour import PixelClass
 from companion.vision.localize import CameraPose
+from companion.vision.silhouettes import SilhouetteRules, settle
 
 SPECIES_ORDER = "BGYR"
 # How far (mm) a pixel may lie from a standing piece's axis and still belong to it.
@@ -118,6 +119,7 @@ class WorkerRules:
     # pieces' scores, no further than boundary_shift from the default.
     cluster_gap: float = 0.2
     boundary_shift: float = 0.15
+    silhouettes: SilhouetteRules = field(default_factory=SilhouetteRules)
 
 
 @dataclass(frozen=True)
@@ -247,7 +249,42 @@ def read_workers(
         for line, size in zip((first_line, first_line + 1), sizes, strict=True):
             if out[line].code == "?":
                 out[line] = replace(out[line], code=str(codes[line]) + size)
-    return out
+    return _settle_unreadable(out, codes, blocked_lines, classes, layout, pose, rules)
+
+
+def _settle_unreadable(
+    out: list[WorkerObservation],
+    codes: list[str | None],
+    blocked_lines: list[bool],
+    classes: NDArray[np.uint8],
+    layout: CanonicalLayout,
+    pose: CameraPose,
+    rules: WorkerRules,
+) -> list[WorkerObservation]:
+    """Unreadable spaces settled by predicting every piece's silhouette (see
+    :mod:`companion.vision.silhouettes`), from a snapshot of the readings so far."""
+    current = [o.code if o.code != "?" else codes[i] for i, o in enumerate(out)]
+    settled = list(out)
+    progress = True
+    while progress:  # a space settled may let its neighbours be judged
+        progress = False
+        for line, obs in enumerate(settled):
+            if obs.code != "?" or blocked_lines[line]:
+                continue
+            answer = settle(
+                classes,
+                current,
+                layout.profile.geometry,
+                pose,
+                layout.px_per_mm,
+                line,
+                rules.silhouettes,
+            )
+            if answer is not False:
+                settled[line] = replace(obs, code=answer)
+                current[line] = answer
+                progress = True
+    return settled
 
 
 def pair_sizes(

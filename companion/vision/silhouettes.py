@@ -1,0 +1,264 @@
+"""Settling the worker spaces that direct measures leave unreadable, by prediction.
+
+Where pieces crowd one another, the area of a piece's colour no longer tells its size:
+part of it is hidden by a neighbour nearer the camera, or merged with a neighbour of its
+own colour, or an empty space is covered by a neighbour leaning over it.  What does still
+hold is the geometry: from the camera position, every hypothesis (this space empty, or a
+piece of some colour and size on it, with each neighbour's possible sizes) predicts which
+pixels of the top-down view show which colour.  Each meeple is projected as what it is, an
+outline extruded through its depth, turned to the yaw that best fits what is seen, and
+the pieces are painted from the farthest to the nearest.  The hypothesis whose prediction
+disagrees with the fewest pixels is taken, only when it wins by a clear margin.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.boards import LINES
+from companion.boards.profile import Geometry, PieceSize
+from companion.vision.colour import PixelClass
+from companion.vision.localize import CameraPose
+
+# A wooden meeple's front outline, x across (share of its width, centred), y up (share of
+# its height): legs apart, arms out, a round head.
+MEEPLE_OUTLINE = np.array(
+    [
+        (-0.48, 0.0),
+        (-0.12, 0.0),
+        (0.0, 0.2),
+        (0.12, 0.0),
+        (0.48, 0.0),
+        (0.3, 0.48),
+        (0.5, 0.6),
+        (0.44, 0.74),
+        (0.16, 0.74),
+        (0.2, 0.92),
+        (0.0, 1.0),
+        (-0.2, 0.92),
+        (-0.16, 0.74),
+        (-0.44, 0.74),
+        (-0.5, 0.6),
+        (-0.3, 0.48),
+    ]
+)
+YAWS = np.linspace(0.0, math.pi, 8, endpoint=False)  # the outline is symmetric under a half turn
+SPECIES = (PixelClass.B, PixelClass.G, PixelClass.Y, PixelClass.R)
+# Cost of one pixel: predicted label (floor, then the four species) x observed class.
+# Faces too dark for colour fit a piece nearly as well as its colour, and fit the floor (a
+# shadow); pixels of doubtful colour count little either way.
+_COST = np.array(
+    [
+        # NEUTRAL  B    G    Y    R   UNKNOWN DARK
+        [0.0, 1.0, 1.0, 1.0, 1.0, 0.3, 0.0],  # floor
+        [1.0, 0.0, 1.0, 1.0, 1.0, 0.3, 0.2],  # B
+        [1.0, 1.0, 0.0, 1.0, 1.0, 0.3, 0.2],  # G
+        [1.0, 1.0, 1.0, 0.0, 1.0, 0.3, 0.2],  # Y
+        [1.0, 1.0, 1.0, 1.0, 0.0, 0.3, 0.2],  # R
+    ],
+    dtype=np.float32,
+)
+_BAND = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))
+
+
+@dataclass(frozen=True)
+class SilhouetteRules:
+    # A hypothesis is taken when the next best of another answer for the space disagrees
+    # with this many more mm² of the view.
+    margin_mm2: float = 20.0
+    # ... and when its own disagreement stays within this share of the pieces' area.
+    misfit_max: float = 0.3
+    reach_mm: float = 14.0  # how far beyond a piece's swept axis its window extends
+
+
+def settle(
+    classes: NDArray[np.uint8],
+    codes: Sequence[str | None],
+    geometry: Geometry,
+    pose: CameraPose,
+    px_per_mm: float,
+    line: int,
+    rules: SilhouetteRules,
+) -> str | bool | None:
+    """The reading of worker space ``line`` (``None`` for empty), or ``False`` if unsure.
+
+    ``codes`` are the current readings of all spaces: a full code, a colour letter whose
+    size is unknown, ``"?"`` or ``None``.
+    """
+    ranked = rank(classes, codes, geometry, pose, px_per_mm, line, rules)
+    if len(ranked) < 2:
+        return False
+    (winner, cost, area), (_, runner_cost, _) = ranked[0], ranked[1]
+    if (runner_cost - cost) / (px_per_mm * px_per_mm) < rules.margin_mm2:
+        return False
+    if cost > rules.misfit_max * max(area, 1.0):
+        return False
+    return winner
+
+
+def rank(
+    classes: NDArray[np.uint8],
+    codes: Sequence[str | None],
+    geometry: Geometry,
+    pose: CameraPose,
+    px_per_mm: float,
+    line: int,
+    rules: SilhouetteRules,
+) -> list[tuple[str | None, float, float]]:
+    """Every answer for space ``line`` with its disagreement (pixels) under the best sizes
+    of its neighbours, and the area its pieces cover; best first.  Empty if the space's
+    neighbours leave nothing to judge from."""
+    strip = range(0, LINES // 2) if line < LINES // 2 else range(LINES // 2, LINES)
+    near = [j for j in (line - 1, line + 1) if j in strip]
+    far = [j for j in (line - 2, line + 2) if j in strip]
+    window = _window(geometry, pose, px_per_mm, [line, *near, *far], rules.reach_mm)
+    x0, y0, x1, y1 = window
+    seen = classes[y0:y1, x0:x1]
+    valid = np.ones(seen.shape, dtype=bool)
+    limit = round((min(geometry.grid_origin_mm) - geometry.wall_mm) * px_per_mm)
+    if line < LINES // 2:
+        valid[:, max(limit - x0, 0) :] = False  # the fish grid's tiles are not pieces
+    else:
+        valid[max(limit - y0, 0) :, :] = False
+    fitter = _Fitter(seen, valid, geometry, pose, px_per_mm, window)
+    options: list[list[_Mask | None]] = []
+    for j in [*near, *far]:
+        code = codes[j]
+        if code is None:
+            continue
+        if j in far and (code == "?" or len(code) == 1):
+            valid &= ~fitter.reach(j)  # a piece of unknown colour or size further off
+            continue
+        if code == "?":  # a neighbour unread: it may be empty, or any piece
+            options.append([None, *(fitter.fit(j, c, z) for c in "BGYR" for z in "vd")])
+            continue
+        sizes = "vd" if len(code) == 1 else code[1]
+        options.append([fitter.fit(j, code[0], size) for size in sizes])
+    mine = codes[line]
+    colours = "BGYR" if mine is None or mine == "?" else mine[0]
+    candidates: list[tuple[str | None, _Mask | None]] = [(None, None)]
+    for colour in colours:
+        for size in "vd":
+            candidates.append((colour + size, fitter.fit(line, colour, size)))
+    ranked = []
+    for code, mask in candidates:
+        best, area = math.inf, 0.0
+        for combo in itertools.product(*options):
+            pieces = [m for m in (*combo, mask) if m is not None]
+            cost, covered = fitter.cost(pieces)
+            if cost < best:
+                best, area = cost, covered
+        ranked.append((code, best, area))
+    return sorted(ranked, key=lambda r: r[1])
+
+
+_Mask = tuple[float, int, NDArray[np.bool_]]  # distance from the camera, label, pixels
+
+
+class _Fitter:
+    """Predicted silhouettes within one window of the canonical view."""
+
+    def __init__(
+        self,
+        seen: NDArray[np.uint8],
+        valid: NDArray[np.bool_],
+        geometry: Geometry,
+        pose: CameraPose,
+        px_per_mm: float,
+        window: tuple[int, int, int, int],
+    ) -> None:
+        self.seen, self.valid = seen, valid
+        self.geometry, self.pose, self.s = geometry, pose, px_per_mm
+        self.origin = np.array(window[:2], dtype=np.float64)
+
+    def reach(self, line: int) -> NDArray[np.bool_]:
+        """Every pixel a piece of either size on ``line`` might cover."""
+        mask = np.zeros(self.seen.shape, dtype=bool)
+        for yaw in YAWS[::2]:
+            mask |= self._draw(line, self.geometry.dominus, float(yaw))
+        return cv2.dilate(mask.view(np.uint8), _BAND).astype(bool)
+
+    def fit(self, line: int, colour: str, size: str) -> _Mask:
+        piece = self.geometry.vilicus if size == "v" else self.geometry.dominus
+        label = int(PixelClass[colour])
+        own = (self.seen == label) | (self.seen == PixelClass.DARK)
+        floor = self.seen == PixelClass.NEUTRAL
+        best, best_mask = -math.inf, None
+        for yaw in YAWS:
+            mask = self._draw(line, piece, float(yaw))
+            inside = mask & self.valid
+            score = float(np.count_nonzero(own & inside)) - float(np.count_nonzero(floor & inside))
+            if score > best:
+                best, best_mask = score, mask
+        base = np.asarray(self.geometry.worker_space_centre_mm(line))
+        distance = float(np.linalg.norm(base - np.asarray(self.pose.ground_mm)))
+        assert best_mask is not None
+        return (distance, label, best_mask)
+
+    def cost(self, pieces: list[_Mask]) -> tuple[float, float]:
+        """Pixels (weighted) that disagree with these pieces, and the pieces' area."""
+        label = np.zeros(self.seen.shape, dtype=np.uint8)
+        for _, colour, mask in sorted(pieces, key=lambda p: -p[0]):
+            label[mask] = colour
+        band = cv2.morphologyEx(label, cv2.MORPH_GRADIENT, _BAND) > 0
+        counted = self.valid & ~band
+        cost = float(_COST[label[counted], self.seen[counted]].sum())
+        return cost, float(np.count_nonzero(counted))
+
+    def _draw(self, line: int, piece: PieceSize, yaw: float) -> NDArray[np.bool_]:
+        """The pixels a piece on ``line`` covers in the top-down view, from the camera."""
+        base = np.asarray(self.geometry.worker_space_centre_mm(line), dtype=np.float64)
+        across = np.array([math.cos(yaw), math.sin(yaw)])
+        through = np.array([-math.sin(yaw), math.cos(yaw)])
+        outline = MEEPLE_OUTLINE * np.array([piece.width_mm, piece.height_mm])
+        rings = []
+        for offset in (piece.depth_mm / 2, -piece.depth_mm / 2):
+            ground = base + outline[:, :1] * across + offset * through
+            rings.append(self._project(ground, outline[:, 1]))
+        front, back = rings
+        polys = [front, back]
+        n = len(outline)
+        for i in range(n):
+            k = (i + 1) % n
+            polys.append(np.array([front[i], front[k], back[k], back[i]]))
+        mask = np.zeros(self.seen.shape, dtype=np.uint8)
+        for poly in polys:
+            pts = np.round(((poly * self.s) - 0.5 - self.origin) * 4).astype(np.int32)
+            cv2.fillPoly(mask, [pts], 1, cv2.LINE_8, shift=2)
+        return mask.astype(bool)
+
+    def _project(
+        self, ground: NDArray[np.float64], height: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """Board-plane position of points ``height`` mm above ``ground`` (mm), seen from
+        the camera."""
+        k = height / np.maximum(self.pose.height_mm - height, 1.0)
+        shifted = ground + (ground - np.asarray(self.pose.ground_mm)) * k[:, None]
+        return np.asarray(shifted, dtype=np.float64)
+
+
+def _window(
+    geometry: Geometry,
+    pose: CameraPose,
+    px_per_mm: float,
+    lines: list[int],
+    reach_mm: float,
+) -> tuple[int, int, int, int]:
+    """Pixel box (x0, y0, x1, y1) holding every piece that may stand on ``lines``."""
+    points = []
+    height = geometry.dominus.height_mm
+    for j in lines:
+        base = geometry.worker_space_centre_mm(j)
+        lean = pose.lean(base, height)
+        points += [base, (base[0] + lean[0], base[1] + lean[1])]
+    arr = np.asarray(points)
+    low = np.floor((arr.min(axis=0) - reach_mm) * px_per_mm).astype(int)
+    high = np.ceil((arr.max(axis=0) + reach_mm) * px_per_mm).astype(int)
+    return int(max(low[0], 0)), int(max(low[1], 0)), int(high[0]), int(high[1])

@@ -1,0 +1,53 @@
+"""Crowded worker spaces settled by predicting each piece's silhouette from the camera."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from companion.boards import load_profile
+from companion.vision.reader import BoardReader
+from companion.vision.render import Photo, Shot, random_state, render
+from companion.vision.silhouettes import SilhouetteRules
+
+PROFILE = load_profile("troia")
+
+# Generated frames (seed: spaces) where the direct measures cannot decide: an empty space
+# under a leaning dominus (8), a dominus partly hidden by a neighbour of another colour
+# nearer the camera with a dominus of that colour touching it (57), and pieces crowded on
+# both sides (67).
+CROWDED = {8: [17], 57: [16, 17], 67: [14, 21]}
+
+
+def _photo(seed: int) -> Photo:
+    truth = random_state(PROFILE, np.random.default_rng(seed + 7_919))
+    return render(PROFILE, truth, Shot(seed))
+
+
+@pytest.mark.parametrize("seed", sorted(CROWDED))
+def test_crowded_spaces_are_settled_by_their_silhouettes(seed: int) -> None:
+    photo = _photo(seed)
+    direct = BoardReader(PROFILE)
+    never = SilhouetteRules(margin_mm2=float("inf"))
+    direct.worker_rules = replace(direct.worker_rules, silhouettes=never)
+    unsettled = direct.read(photo.image).state
+    assert unsettled is not None
+    assert [unsettled.workers[line] for line in CROWDED[seed]] == ["?"] * len(CROWDED[seed])
+
+    settled = BoardReader(PROFILE).read(photo.image).state
+    assert settled is not None
+    assert settled.workers == photo.state.workers
+
+
+def test_a_poor_fit_is_left_unreadable() -> None:
+    # When no hypothesis explains the view (here: the rules ask for a near-perfect fit),
+    # the space stays unreadable rather than taking the least bad answer.
+    photo = _photo(57)
+    reader = BoardReader(PROFILE)
+    strict = SilhouetteRules(misfit_max=0.0)
+    reader.worker_rules = replace(reader.worker_rules, silhouettes=strict)
+    state = reader.read(photo.image).state
+    assert state is not None
+    assert [state.workers[line] for line in CROWDED[57]] == ["?", "?"]
