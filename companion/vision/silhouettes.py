@@ -221,17 +221,17 @@ class _Fitter:
         rings = []
         for offset in (piece.depth_mm / 2, -piece.depth_mm / 2):
             ground = base + outline[:, :1] * across + offset * through
-            rings.append(self._project(ground, outline[:, 1]))
+            seen = self._project(ground, outline[:, 1])
+            # Pixel coordinates with two fractional bits (cv2's ``shift``).
+            rings.append(np.round((seen * self.s - 0.5 - self.origin) * 4).astype(np.int32))
         front, back = rings
-        polys = [front, back]
-        n = len(outline)
-        for i in range(n):
-            k = (i + 1) % n
-            polys.append(np.array([front[i], front[k], back[k], back[i]]))
         mask = np.zeros(self.seen.shape, dtype=np.uint8)
-        for poly in polys:
-            pts = np.round(((poly * self.s) - 0.5 - self.origin) * 4).astype(np.int32)
-            cv2.fillPoly(mask, [pts], 1, cv2.LINE_8, shift=2)
+        for face in rings:  # one call each: a single call would leave their overlap empty
+            cv2.fillPoly(mask, [face], 1, cv2.LINE_8, shift=2)
+        # The sides joining the two faces, edge by edge (each quad is convex).
+        following = np.roll(np.arange(len(outline)), -1)
+        for quad in np.stack([front, front[following], back[following], back], axis=1):
+            cv2.fillConvexPoly(mask, quad, 1, cv2.LINE_8, shift=2)
         return mask.astype(bool)
 
     def _project(
