@@ -72,7 +72,7 @@ _BAND = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))
 class SilhouetteRules:
     # A hypothesis is taken when the next best of another answer for the space disagrees
     # with this many more mm² of the view.
-    margin_mm2: float = 20.0
+    margin_mm2: float = 15.0
     # ... and when its own disagreement stays within this share of the pieces' area.
     misfit_max: float = 0.3
     reach_mm: float = 14.0  # how far beyond a piece's swept axis its window extends
