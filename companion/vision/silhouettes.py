@@ -78,21 +78,10 @@ class SilhouetteRules:
     reach_mm: float = 14.0  # how far beyond a piece's swept axis its window extends
 
 
-def settle(
-    classes: NDArray[np.uint8],
-    codes: Sequence[str | None],
-    geometry: Geometry,
-    pose: CameraPose,
-    px_per_mm: float,
-    line: int,
-    rules: SilhouetteRules,
+def decide(
+    ranked: list[tuple[str | None, float, float]], px_per_mm: float, rules: SilhouetteRules
 ) -> str | bool | None:
-    """The reading of worker space ``line`` (``None`` for empty), or ``False`` if unsure.
-
-    ``codes`` are the current readings of all spaces: a full code, a colour letter whose
-    size is unknown, ``"?"`` or ``None``.
-    """
-    ranked = rank(classes, codes, geometry, pose, px_per_mm, line, rules)
+    """The answer of :func:`rank` to take (``None`` for empty), or ``False`` if unsure."""
     if len(ranked) < 2:
         return False
     (winner, cost, area), (_, runner_cost, _) = ranked[0], ranked[1]
@@ -112,9 +101,12 @@ def rank(
     line: int,
     rules: SilhouetteRules,
 ) -> list[tuple[str | None, float, float]]:
-    """Every answer for space ``line`` with its disagreement (pixels) under the best sizes
-    of its neighbours, and the area its pieces cover; best first.  Empty if the space's
-    neighbours leave nothing to judge from."""
+    """Every answer for space ``line`` with its disagreement (weighted pixels) under the
+    best sizes of its neighbours, and the pixels judged; best first.
+
+    ``codes`` are the current readings of all spaces: a full code, a colour letter whose
+    size is unknown, ``"?"`` or ``None``.
+    """
     strip = range(0, LINES // 2) if line < LINES // 2 else range(LINES // 2, LINES)
     near = [j for j in (line - 1, line + 1) if j in strip]
     far = [j for j in (line - 2, line + 2) if j in strip]

@@ -34,7 +34,7 @@ from companion.boards.profile import PieceSize
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.colour import PixelClass
 from companion.vision.localize import CameraPose
-from companion.vision.silhouettes import SilhouetteRules, settle
+from companion.vision.silhouettes import SilhouetteRules, decide, rank
 
 SPECIES_ORDER = "BGYR"
 # How far (mm) a pixel may lie from a standing piece's axis and still belong to it.
@@ -262,7 +262,9 @@ def _settle_unreadable(
     rules: WorkerRules,
 ) -> list[WorkerObservation]:
     """Unreadable spaces settled by predicting every piece's silhouette (see
-    :mod:`companion.vision.silhouettes`), from a snapshot of the readings so far."""
+    :mod:`companion.vision.silhouettes`); each space settled joins the readings the
+    others are judged with."""
+    g, s, silhouettes = layout.profile.geometry, layout.px_per_mm, rules.silhouettes
     current = [o.code if o.code != "?" else codes[i] for i, o in enumerate(out)]
     settled = list(out)
     progress = True
@@ -271,15 +273,8 @@ def _settle_unreadable(
         for line, obs in enumerate(settled):
             if obs.code != "?" or blocked_lines[line]:
                 continue
-            answer = settle(
-                classes,
-                current,
-                layout.profile.geometry,
-                pose,
-                layout.px_per_mm,
-                line,
-                rules.silhouettes,
-            )
+            ranked = rank(classes, current, g, pose, s, line, silhouettes)
+            answer = decide(ranked, s, silhouettes)
             if answer is not False:
                 settled[line] = replace(obs, code=answer)
                 current[line] = answer
