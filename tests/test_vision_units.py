@@ -29,7 +29,7 @@ PROFILE = load_profile("troia")
 def test_camera_position_recovered_from_the_homography(seed: int) -> None:
     camera = random_camera(PROFILE, Shot(seed), np.random.default_rng(seed))
     centre = -camera.r.T @ camera.t
-    pose = estimate_pose(camera.homography, (1280, 960))
+    pose = estimate_pose(camera.homography, (1280, 960), min(PROFILE.geometry.sheet_mm))
     assert pose.ground_mm == pytest.approx((centre[0], centre[1]), abs=5.0)
     assert pose.height_mm == pytest.approx(abs(centre[2]), rel=0.02)
 
@@ -57,7 +57,7 @@ def test_a_straight_down_view_keeps_pieces_upright_despite_corner_noise() -> Non
         camera = random_camera(PROFILE, Shot(seed, max_tilt_deg=4.0), np.random.default_rng(seed))
         seen = camera.project(np.hstack([board, np.zeros((4, 1), np.float32)]))
         noisy = (seen + noise.normal(0.0, 0.5, seen.shape)).astype(np.float32)
-        pose = estimate_pose(cv2.getPerspectiveTransform(board, noisy), (1280, 960))
+        pose = estimate_pose(cv2.getPerspectiveTransform(board, noisy), (1280, 960), w)
         assert _top_of_dominus_error_mm(pose, -camera.r.T @ camera.t) < 2.0, seed
 
 

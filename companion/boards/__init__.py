@@ -10,6 +10,7 @@ from companion.boards.profile import (
     InfluenceArea,
     load_profile,
     profile_from_dict,
+    worker_strip,
 )
 
 __all__ = [
@@ -22,4 +23,5 @@ __all__ = [
     "InfluenceArea",
     "load_profile",
     "profile_from_dict",
+    "worker_strip",
 ]

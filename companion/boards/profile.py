@@ -27,6 +27,12 @@ LINES = 2 * GRID
 BUILTIN = ("troia", "baelo-claudia")
 
 
+def worker_strip(line: int) -> range:
+    """The worker spaces on the same edge of the board as ``line``: rows 0-15 stand on the
+    left edge, columns (16-31) on the top edge."""
+    return range(0, GRID) if line < GRID else range(GRID, LINES)
+
+
 @dataclass(frozen=True)
 class BonusCell:
     row: int

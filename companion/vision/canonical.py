@@ -37,6 +37,13 @@ class CanonicalLayout:
     bonus_rings: NDArray[np.int32] = field(init=False)  # ring around each bonus icon, or -1
     outer_mask: NDArray[np.bool_] = field(init=False)  # bare sheet no piece can lean over
 
+    @property
+    def worker_strip_px(self) -> int:
+        """Width (px) of the worker strips along the left and top edges, up to the wall
+        around the fish grid."""
+        g = self.profile.geometry
+        return round((min(g.grid_origin_mm) - g.wall_mm) * self.px_per_mm)
+
     def __post_init__(self) -> None:
         g = self.profile.geometry
         s = self.px_per_mm

@@ -154,9 +154,16 @@ class CameraPose:
         k = height_mm / max(self.height_mm - height_mm, 1.0)
         return ((point_mm[0] - self.ground_mm[0]) * k, (point_mm[1] - self.ground_mm[1]) * k)
 
+    def seen_at(self, points_mm: FloatArray, heights_mm: FloatArray) -> FloatArray:
+        """Where each point ``heights_mm`` above ``points_mm`` (n x 2) appears on the board
+        plane: :meth:`lean` for many points at once, added to the points."""
+        k = heights_mm / np.maximum(self.height_mm - heights_mm, 1.0)
+        shifted = points_mm + (points_mm - np.asarray(self.ground_mm)) * k[:, None]
+        return np.asarray(shifted, dtype=np.float64)
+
 
 def estimate_pose(
-    homography: FloatArray, image_size: tuple[int, int], board_mm: float = 440.0
+    homography: FloatArray, image_size: tuple[int, int], board_mm: float
 ) -> CameraPose:
     """Camera centre from a plane homography, principal point at the image centre.
 

@@ -17,13 +17,15 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from companion.boards import LINES
+from companion.boards import worker_strip
 from companion.boards.profile import Geometry, PieceSize
+from companion.vision.canonical import CanonicalLayout
 from companion.vision.colour import PixelClass
 from companion.vision.localize import CameraPose
 
@@ -50,7 +52,6 @@ MEEPLE_OUTLINE = np.array(
     ]
 )
 YAWS = np.linspace(0.0, math.pi, 8, endpoint=False)  # the outline is symmetric under a half turn
-SPECIES = (PixelClass.B, PixelClass.G, PixelClass.Y, PixelClass.R)
 # Cost of one pixel: predicted label (floor, then the four species) x observed class.
 # Faces too dark for colour fit a piece nearly as well as its colour, and fit the floor (a
 # shadow); pixels of doubtful colour count little either way.
@@ -73,7 +74,7 @@ class SilhouetteRules:
     # A hypothesis is taken when the next best of another answer for the space disagrees
     # with this many more mm² of the view.
     margin_mm2: float = 15.0
-    # ... and when its own disagreement stays within this share of the pieces' area.
+    # ... and when its own disagreement stays within this share of the pixels judged.
     misfit_max: float = 0.3
     reach_mm: float = 14.0  # how far beyond a piece's swept axis its window extends
 
@@ -82,8 +83,6 @@ def decide(
     ranked: list[tuple[str | None, float, float]], px_per_mm: float, rules: SilhouetteRules
 ) -> str | bool | None:
     """The answer of :func:`rank` to take (``None`` for empty), or ``False`` if unsure."""
-    if len(ranked) < 2:
-        return False
     (winner, cost, area), (_, runner_cost, _) = ranked[0], ranked[1]
     if (runner_cost - cost) / (px_per_mm * px_per_mm) < rules.margin_mm2:
         return False
@@ -95,9 +94,8 @@ def decide(
 def rank(
     classes: NDArray[np.uint8],
     codes: Sequence[str | None],
-    geometry: Geometry,
+    layout: CanonicalLayout,
     pose: CameraPose,
-    px_per_mm: float,
     line: int,
     rules: SilhouetteRules,
 ) -> list[tuple[str | None, float, float]]:
@@ -107,15 +105,16 @@ def rank(
     ``codes`` are the current readings of all spaces: a full code, a colour letter whose
     size is unknown, ``"?"`` or ``None``.
     """
-    strip = range(0, LINES // 2) if line < LINES // 2 else range(LINES // 2, LINES)
+    geometry, px_per_mm = layout.profile.geometry, layout.px_per_mm
+    strip = worker_strip(line)
     near = [j for j in (line - 1, line + 1) if j in strip]
     far = [j for j in (line - 2, line + 2) if j in strip]
     window = _window(geometry, pose, px_per_mm, [line, *near, *far], rules.reach_mm)
     x0, y0, x1, y1 = window
     seen = classes[y0:y1, x0:x1]
     valid = np.ones(seen.shape, dtype=bool)
-    limit = round((min(geometry.grid_origin_mm) - geometry.wall_mm) * px_per_mm)
-    if line < LINES // 2:
+    limit = layout.worker_strip_px
+    if strip.start == 0:
         valid[:, max(limit - x0, 0) :] = False  # the fish grid's tiles are not pieces
     else:
         valid[max(limit - y0, 0) :, :] = False
@@ -151,7 +150,12 @@ def rank(
     return sorted(ranked, key=lambda r: r[1])
 
 
-_Mask = tuple[float, int, NDArray[np.bool_]]  # distance from the camera, label, pixels
+class _Mask(NamedTuple):
+    """One predicted piece."""
+
+    distance: float  # of its base from the camera's ground point: the nearer is in front
+    label: int  # its PixelClass
+    pixels: NDArray[np.bool_]
 
 
 class _Fitter:
@@ -192,13 +196,13 @@ class _Fitter:
         base = np.asarray(self.geometry.worker_space_centre_mm(line))
         distance = float(np.linalg.norm(base - np.asarray(self.pose.ground_mm)))
         assert best_mask is not None
-        return (distance, label, best_mask)
+        return _Mask(distance, label, best_mask)
 
     def cost(self, pieces: list[_Mask]) -> tuple[float, float]:
-        """Pixels (weighted) that disagree with these pieces, and the pieces' area."""
+        """Pixels (weighted) that disagree with these pieces, and the pixels judged."""
         label = np.zeros(self.seen.shape, dtype=np.uint8)
-        for _, colour, mask in sorted(pieces, key=lambda p: -p[0]):
-            label[mask] = colour
+        for piece in sorted(pieces, key=lambda p: -p.distance):
+            label[piece.pixels] = piece.label
         band = cv2.morphologyEx(label, cv2.MORPH_GRADIENT, _BAND) > 0
         counted = self.valid & ~band
         cost = float(_COST[label[counted], self.seen[counted]].sum())
@@ -213,7 +217,7 @@ class _Fitter:
         rings = []
         for offset in (piece.depth_mm / 2, -piece.depth_mm / 2):
             ground = base + outline[:, :1] * across + offset * through
-            seen = self._project(ground, outline[:, 1])
+            seen = self.pose.seen_at(ground, outline[:, 1])
             # Pixel coordinates with two fractional bits (cv2's ``shift``).
             rings.append(np.round((seen * self.s - 0.5 - self.origin) * 4).astype(np.int32))
         front, back = rings
@@ -225,15 +229,6 @@ class _Fitter:
         for quad in np.stack([front, front[following], back[following], back], axis=1):
             cv2.fillConvexPoly(mask, quad, 1, cv2.LINE_8, shift=2)
         return mask.astype(bool)
-
-    def _project(
-        self, ground: NDArray[np.float64], height: NDArray[np.float64]
-    ) -> NDArray[np.float64]:
-        """Board-plane position of points ``height`` mm above ``ground`` (mm), seen from
-        the camera."""
-        k = height / np.maximum(self.pose.height_mm - height, 1.0)
-        shifted = ground + (ground - np.asarray(self.pose.ground_mm)) * k[:, None]
-        return np.asarray(shifted, dtype=np.float64)
 
 
 def _window(

@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from companion.boards import LINES
+from companion.boards import LINES, worker_strip
 from companion.boards.profile import PieceSize
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.colour import PixelClass
@@ -147,7 +147,7 @@ MISSING = PieceMeasure(0.0, 0.0, True, 0.0, True)  # a piece with no pixels of i
 
 def adjacent(line: int) -> list[int]:
     """The worker spaces either side of ``line`` in its own strip (rows or columns)."""
-    strip = range(0, LINES // 2) if line < LINES // 2 else range(LINES // 2, LINES)
+    strip = worker_strip(line)
     return [j for j in (line - 1, line + 1) if j in strip]
 
 
@@ -264,7 +264,6 @@ def _settle_unreadable(
     """Unreadable spaces settled by predicting every piece's silhouette (see
     :mod:`companion.vision.silhouettes`); each space settled joins the readings the
     others are judged with."""
-    g, s, silhouettes = layout.profile.geometry, layout.px_per_mm, rules.silhouettes
     current = [o.code if o.code != "?" else codes[i] for i, o in enumerate(out)]
     settled = list(out)
     progress = True
@@ -273,8 +272,8 @@ def _settle_unreadable(
         for line, obs in enumerate(settled):
             if obs.code != "?" or blocked_lines[line]:
                 continue
-            ranked = rank(classes, current, g, pose, s, line, silhouettes)
-            answer = decide(ranked, s, silhouettes)
+            ranked = rank(classes, current, layout, pose, line, rules.silhouettes)
+            answer = decide(ranked, layout.px_per_mm, rules.silhouettes)
             if answer is not False:
                 settled[line] = replace(obs, code=answer)
                 current[line] = answer
@@ -436,7 +435,7 @@ def _measure_pieces(
     """
     g = layout.profile.geometry
     s = layout.px_per_mm
-    limit = round((min(g.grid_origin_mm) - g.wall_mm) * s)
+    limit = layout.worker_strip_px
     height = (g.vilicus.height_mm + g.dominus.height_mm) / 2
     # Species pixels of the worker strips (left and top), never of the fish grid, and
     # pixels too dark for any colour (a piece's faces in its own shade, in a dim room).
