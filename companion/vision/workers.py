@@ -266,18 +266,22 @@ def _settle_unreadable(
     others are judged with."""
     current = [o.code if o.code != "?" else codes[i] for i, o in enumerate(out)]
     settled = list(out)
-    progress = True
-    while progress:  # a space settled may let its neighbours be judged
-        progress = False
-        for line, obs in enumerate(settled):
-            if obs.code != "?" or blocked_lines[line]:
-                continue
-            ranked = rank(classes, current, layout, pose, line, rules.silhouettes)
-            answer = decide(ranked, layout.px_per_mm, rules.silhouettes)
-            if answer is not False:
-                settled[line] = replace(obs, code=answer)
-                current[line] = answer
-                progress = True
+    waiting = [line for line, obs in enumerate(out) if obs.code == "?" and not blocked_lines[line]]
+    while waiting:
+        line = waiting.pop(0)
+        ranked = rank(classes, current, layout, pose, line, rules.silhouettes)
+        answer = decide(ranked, layout.px_per_mm, rules.silhouettes)
+        if answer is False:
+            continue
+        settled[line] = replace(settled[line], code=answer)
+        current[line] = answer
+        # A space is judged with the readings up to two spaces away: those still unread
+        # there are judged again.
+        strip = worker_strip(line)
+        for j in range(line - 2, line + 3):
+            unread = j in strip and settled[j].code == "?" and not blocked_lines[j]
+            if unread and j not in waiting:
+                waiting.append(j)
     return settled
 
 
