@@ -46,6 +46,15 @@ def test_golden_frames_read_exactly() -> None:
         assert reading.state.workers == truth.workers, seed
 
 
+def test_floor_half_washed_by_light_is_read_empty_from_its_slot() -> None:
+    # Frames whose bright spot leaves one cell of an empty slot half floor, half unknown.
+    for seed in (26, 98, 7039):
+        photo = _photo(seed)
+        reading = BoardReader(PROFILE).read(photo.image)
+        assert reading.state is not None, reading.error
+        assert reading.state.cells == photo.state.cells, seed
+
+
 def test_one_marker_covered_still_locates(photos) -> None:  # type: ignore[no-untyped-def]
     photo = photos[0]
     for marker in range(4):

@@ -289,3 +289,31 @@ def test_a_washed_out_cell_inside_a_seen_tile_takes_its_only_colour() -> None:
     # No tile seen in the slot: the cell may be empty floor.
     alone = ["?" if i in slot else "." for i in range(CELLS)]
     assert fill_covered_cells(alone, fractions, PROFILE, rules)[slot[1]] == "?"
+
+
+def test_a_slot_seen_empty_in_one_cell_holds_no_tile() -> None:
+    from companion.vision.cells import fill_open_slots
+
+    rules = CellRules()
+    slot = next(iter(PROFILE.vat_slots.values()))[0]
+    fractions = np.zeros((CELLS, N_CLASSES))
+    fractions[:, PixelClass.NEUTRAL] = 1.0
+    # A bright spot: half the cell is floor, half of no measurable colour.
+    fractions[slot[1], PixelClass.NEUTRAL] = 0.5
+    fractions[slot[1], PixelClass.UNKNOWN] = 0.5
+    cells = ["."] * CELLS
+    cells[slot[1]] = "?"
+    assert fill_open_slots(cells, fractions, PROFILE, rules)[slot[1]] == "."
+    # A cell showing a species colour is not taken for floor: the slot stays in doubt.
+    fractions[slot[1], PixelClass.R] = 0.2
+    fractions[slot[1], PixelClass.UNKNOWN] = 0.3
+    assert fill_open_slots(cells, fractions, PROFILE, rules)[slot[1]] == "?"
+    fractions[slot[1], PixelClass.R] = 0.0
+    # No cell of the slot seen empty: nothing tells the slot is open.
+    unread = ["?" if i in slot else "." for i in range(CELLS)]
+    assert fill_open_slots(unread, fractions, PROFILE, rules)[slot[1]] == "?"
+    # A tile seen in the slot: its washed cell is never read as floor.
+    tiled = ["G" if i in slot else "." for i in range(CELLS)]
+    tiled[slot[1]] = "?"
+    tiled[slot[2]] = "."
+    assert fill_open_slots(tiled, fractions, PROFILE, rules)[slot[1]] == "?"

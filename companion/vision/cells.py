@@ -63,6 +63,8 @@ class CellRules:
     covered_colour_min: float = 0.15
     covered_other_max: float = 0.02
     bonus_clean_ring_min: float = 0.85
+    # A slot with this many cells read as bare floor holds no tile.
+    open_slot_empty_min: int = 1
 
 
 def class_fractions(
@@ -192,6 +194,31 @@ def fill_covered_cells(
                 best, second = species[i, order[0]], species[i, order[1]]
                 if best >= rules.covered_colour_min and second <= rules.covered_other_max:
                     out[i] = SPECIES_ORDER[int(order[0])]
+    return out
+
+
+def fill_open_slots(
+    cells: list[str], fractions: NDArray[np.float64], profile: BoardProfile, rules: CellRules
+) -> list[str]:
+    """Unreadable cells of a slot seen empty elsewhere, read as empty.
+
+    A tile covers its whole slot, so one cell read as bare floor means no tile lies there:
+    the slot's other cells are empty too, whatever a bright spot or a shadow makes of them.
+    A cell that shows a species colour is left unread (the tile constraint then gives up
+    the whole slot), and so are slots where a tile is seen.
+    """
+    out = list(cells)
+    species = fractions[:, PixelClass.B : PixelClass.R + 1].sum(axis=1)
+    for slots in profile.vat_slots.values():
+        for slot in slots:
+            chars = [out[i] for i in slot]
+            if chars.count(".") < rules.open_slot_empty_min or any(
+                c in SPECIES_ORDER for c in chars
+            ):
+                continue
+            for i in slot:
+                if out[i] == "?" and species[i] <= rules.stray_max:
+                    out[i] = "."
     return out
 
 

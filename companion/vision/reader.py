@@ -19,6 +19,7 @@ from companion.vision.cells import (
     apply_tile_constraint,
     class_fractions,
     fill_covered_cells,
+    fill_open_slots,
     read_cells,
 )
 from companion.vision.colour import (
@@ -105,6 +106,7 @@ class BoardReader:
         rings = class_fractions(classes, self.layout.bonus_rings)
         cells = read_cells(fractions, self.cell_rules, self.profile.bonus_kind, rings)
         cells = fill_covered_cells(cells, fractions, self.profile, self.cell_rules)
+        cells = fill_open_slots(cells, fractions, self.profile, self.cell_rules)
         if hand is not None:
             hidden = np.unique(self.layout.cell_labels[hand & (self.layout.cell_labels >= 0)])
             for i in hidden:
