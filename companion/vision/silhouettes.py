@@ -51,6 +51,7 @@ MEEPLE_OUTLINE = np.array(
         (-0.3, 0.48),
     ]
 )
+_FOLLOWING = np.roll(np.arange(len(MEEPLE_OUTLINE)), -1)  # each outline point's next
 YAWS = np.linspace(0.0, math.pi, 8, endpoint=False)  # the outline is symmetric under a half turn
 # Cost of one pixel: predicted label (floor, then the four species) x observed class.
 # Faces too dark for colour fit a piece nearly as well as its colour, and fit the floor (a
@@ -212,23 +213,23 @@ class _Fitter:
         """The pixels a piece on ``line`` covers in the top-down view, from the camera."""
         base = np.asarray(self.geometry.worker_space_centre_mm(line), dtype=np.float64)
         across = np.array([math.cos(yaw), math.sin(yaw)])
-        through = np.array([-math.sin(yaw), math.cos(yaw)])
-        outline = MEEPLE_OUTLINE * np.array([piece.width_mm, piece.height_mm])
-        rings = []
-        for offset in (piece.depth_mm / 2, -piece.depth_mm / 2):
-            ground = base + outline[:, :1] * across + offset * through
-            seen = self.pose.seen_at(ground, outline[:, 1])
-            # Pixel coordinates with two fractional bits (cv2's ``shift``).
-            rings.append(np.round((seen * self.s - 0.5 - self.origin) * 4).astype(np.int32))
-        front, back = rings
+        through = np.array([-math.sin(yaw), math.cos(yaw)]) * (piece.depth_mm / 2)
+        middle = base + (MEEPLE_OUTLINE[:, :1] * piece.width_mm) * across
+        heights = MEEPLE_OUTLINE[:, 1] * piece.height_mm
+        # Front and back faces at once.
+        seen = self.pose.seen_at(
+            np.concatenate([middle + through, middle - through]), np.concatenate([heights] * 2)
+        )
+        # Pixel coordinates with two fractional bits (cv2's ``shift``).
+        rings = np.round((seen * self.s - 0.5 - self.origin) * 4).astype(np.int32)
+        front, back = rings[: len(middle)], rings[len(middle) :]
         mask = np.zeros(self.seen.shape, dtype=np.uint8)
-        for face in rings:  # one call each: a single call would leave their overlap empty
+        for face in (front, back):  # one call each: a single call would leave their overlap empty
             cv2.fillPoly(mask, [face], 1, cv2.LINE_8, shift=2)
         # The sides joining the two faces, edge by edge (each quad is convex).
-        following = np.roll(np.arange(len(outline)), -1)
-        for quad in np.stack([front, front[following], back[following], back], axis=1):
+        for quad in np.stack([front, front[_FOLLOWING], back[_FOLLOWING], back], axis=1):
             cv2.fillConvexPoly(mask, quad, 1, cv2.LINE_8, shift=2)
-        return mask.astype(bool)
+        return mask.view(bool)
 
 
 def _window(
