@@ -51,3 +51,24 @@ def test_a_poor_fit_is_left_unreadable() -> None:
     state = reader.read(photo.image).state
     assert state is not None
     assert [state.workers[line] for line in CROWDED[57]] == ["?", "?"]
+
+
+# Generated frames (seed: space) where a dominus partly behind a neighbour of another
+# colour shows no more of its colour than a vilicus would.
+HIDDEN_DOMINI = {13038: 4, 13089: 30, 13106: 25}
+
+
+@pytest.mark.parametrize("seed", sorted(HIDDEN_DOMINI))
+def test_a_hidden_piece_measured_too_small_is_corrected_by_its_silhouette(seed: int) -> None:
+    photo = _photo(seed)
+    line = HIDDEN_DOMINI[seed]
+    direct = BoardReader(PROFILE)
+    never = SilhouetteRules(margin_mm2=float("inf"))
+    direct.worker_rules = replace(direct.worker_rules, silhouettes=never)
+    unchecked = direct.read(photo.image).state
+    assert unchecked is not None
+    assert unchecked.workers[line] == photo.state.workers[line][0] + "v"
+
+    checked = BoardReader(PROFILE).read(photo.image).state
+    assert checked is not None
+    assert checked.workers[line] == photo.state.workers[line]

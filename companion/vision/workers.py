@@ -249,7 +249,38 @@ def read_workers(
         for line, size in zip((first_line, first_line + 1), sizes, strict=True):
             if out[line].code == "?":
                 out[line] = replace(out[line], code=str(codes[line]) + size)
+    out = _check_hidden(out, measures, classes, layout, pose, rules)
     return _settle_unreadable(out, codes, blocked_lines, classes, layout, pose, rules)
+
+
+def _check_hidden(
+    out: list[WorkerObservation],
+    measures: dict[int, PieceMeasure],
+    classes: NDArray[np.uint8],
+    layout: CanonicalLayout,
+    pose: CameraPose,
+    rules: WorkerRules,
+) -> list[WorkerObservation]:
+    """Sizes of partly hidden pieces checked against their predicted silhouettes.
+
+    A piece partly behind a neighbour of another colour shows less of its colour than it
+    covers, so its measured area may pass for the smaller size; the prediction knows
+    which part the neighbour hides.  A size it clearly contradicts is replaced by its
+    answer.
+    """
+    current = [o.code for o in out]
+    checked = list(out)
+    for line, obs in enumerate(out):
+        code = obs.code
+        if code is None or code == "?" or not measures.get(line, MISSING).hidden:
+            continue
+        codes = [*current[:line], code[0], *current[line + 1 :]]
+        ranked = rank(classes, codes, layout, pose, line, rules.silhouettes)
+        answer = decide(ranked, layout.px_per_mm, rules.silhouettes)
+        if answer is not False and answer != code:
+            checked[line] = replace(obs, code=answer)
+            current[line] = answer
+    return checked
 
 
 def _settle_unreadable(
