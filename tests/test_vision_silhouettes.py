@@ -13,6 +13,7 @@ from companion.vision.render import Photo, Shot, random_state, render
 from companion.vision.silhouettes import SilhouetteRules
 
 PROFILE = load_profile("troia")
+NEVER = SilhouetteRules(margin_mm2=float("inf"), agreed_margin_mm2=float("inf"))
 
 # Generated frames (seed: spaces) where the direct measures cannot decide: an empty space
 # under a leaning dominus (8), a dominus partly hidden by a neighbour of another colour
@@ -30,8 +31,7 @@ def _photo(seed: int) -> Photo:
 def test_crowded_spaces_are_settled_by_their_silhouettes(seed: int) -> None:
     photo = _photo(seed)
     direct = BoardReader(PROFILE)
-    never = SilhouetteRules(margin_mm2=float("inf"))
-    direct.worker_rules = replace(direct.worker_rules, silhouettes=never)
+    direct.worker_rules = replace(direct.worker_rules, silhouettes=NEVER)
     unsettled = direct.read(photo.image).state
     assert unsettled is not None
     assert [unsettled.workers[line] for line in CROWDED[seed]] == ["?"] * len(CROWDED[seed])
@@ -63,8 +63,7 @@ def test_a_hidden_piece_measured_too_small_is_corrected_by_its_silhouette(seed: 
     photo = _photo(seed)
     line = HIDDEN_DOMINI[seed]
     direct = BoardReader(PROFILE)
-    never = SilhouetteRules(margin_mm2=float("inf"))
-    direct.worker_rules = replace(direct.worker_rules, silhouettes=never)
+    direct.worker_rules = replace(direct.worker_rules, silhouettes=NEVER)
     unchecked = direct.read(photo.image).state
     assert unchecked is not None
     assert unchecked.workers[line] == photo.state.workers[line][0] + "v"
@@ -72,3 +71,26 @@ def test_a_hidden_piece_measured_too_small_is_corrected_by_its_silhouette(seed: 
     checked = BoardReader(PROFILE).read(photo.image).state
     assert checked is not None
     assert checked.workers[line] == photo.state.workers[line]
+
+
+# Generated frames (seed: space) with a vilicus touching a piece of its colour, where the
+# prediction wins by less than its usual margin but the piece's area leans to its size.
+AGREED = {112: 3, 7107: 17}
+
+
+@pytest.mark.parametrize("seed", sorted(AGREED))
+def test_a_prediction_the_direct_measures_lean_to_needs_a_smaller_margin(seed: int) -> None:
+    photo = _photo(seed)
+    line = AGREED[seed]
+    alone = BoardReader(PROFILE)
+    rules = alone.worker_rules.silhouettes
+    alone.worker_rules = replace(
+        alone.worker_rules, silhouettes=replace(rules, agreed_margin_mm2=rules.margin_mm2)
+    )
+    state = alone.read(photo.image).state
+    assert state is not None
+    assert state.workers[line] == "?"
+
+    agreed = BoardReader(PROFILE).read(photo.image).state
+    assert agreed is not None
+    assert agreed.workers == photo.state.workers

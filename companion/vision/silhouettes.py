@@ -75,17 +75,29 @@ class SilhouetteRules:
     # A hypothesis is taken when the next best of another answer for the space disagrees
     # with this many more mm² of the view.
     margin_mm2: float = 15.0
+    # ... or this many, when the direct measures of the piece lean the same way.
+    agreed_margin_mm2: float = 10.0
     # ... and when its own disagreement stays within this share of the pixels judged.
     misfit_max: float = 0.3
     reach_mm: float = 14.0  # how far beyond a piece's swept axis its window extends
 
 
 def decide(
-    ranked: list[tuple[str | None, float, float]], px_per_mm: float, rules: SilhouetteRules
+    ranked: list[tuple[str | None, float, float]],
+    px_per_mm: float,
+    rules: SilhouetteRules,
+    favoured: str | None = None,
 ) -> str | bool | None:
-    """The answer of :func:`rank` to take (``None`` for empty), or ``False`` if unsure."""
+    """The answer of :func:`rank` to take (``None`` for empty), or ``False`` if unsure.
+
+    ``favoured`` is the answer other evidence leans to, if any: the two rarely agree on a
+    wrong answer, so agreement needs a smaller margin.
+    """
     (winner, cost, area), (_, runner_cost, _) = ranked[0], ranked[1]
-    if (runner_cost - cost) / (px_per_mm * px_per_mm) < rules.margin_mm2:
+    need = (
+        rules.agreed_margin_mm2 if favoured is not None and winner == favoured else rules.margin_mm2
+    )
+    if (runner_cost - cost) / (px_per_mm * px_per_mm) < need:
         return False
     if cost > rules.misfit_max * max(area, 1.0):
         return False

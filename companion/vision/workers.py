@@ -102,6 +102,8 @@ class WorkerRules:
     size_centre: float = 0.15
     size_margin: float = 0.2
     crowded_margin: float = 0.45
+    # Within the band, evidence this far from its centre still leans to one size.
+    size_lean_min: float = 0.1
     # Two touching pieces of one colour, on the scale of their summed area where 0, 1 and
     # 2 are what two vilici, one of each and two domini cover.  Blur and the way pieces
     # overlap spread one of each from about 0 to 2, so the sum alone decides only at the
@@ -301,7 +303,8 @@ def _settle_unreadable(
     while waiting:
         line = waiting.pop(0)
         ranked = rank(classes, current, layout, pose, line, rules.silhouettes)
-        answer = decide(ranked, layout.px_per_mm, rules.silhouettes)
+        favoured = _size_leaning(settled[line], current[line], rules)
+        answer = decide(ranked, layout.px_per_mm, rules.silhouettes, favoured)
         if answer is False:
             continue
         settled[line] = replace(settled[line], code=answer)
@@ -314,6 +317,20 @@ def _settle_unreadable(
             if unread and j not in waiting:
                 waiting.append(j)
     return settled
+
+
+def _size_leaning(obs: WorkerObservation, colour: str | None, rules: WorkerRules) -> str | None:
+    """The size the direct measures of an unsized piece lean to, if they clearly do.
+
+    Only within the band of doubt: beyond it the piece was left unsized because its area
+    fits neither size (a neighbour leaning over it), which says nothing of its size.
+    """
+    if colour is None or len(colour) != 1 or obs.size_score == 0.0:
+        return None
+    off = obs.size_score - rules.size_centre
+    if not rules.size_lean_min <= abs(off) <= rules.crowded_margin:
+        return None
+    return colour + ("d" if off > 0 else "v")
 
 
 def pair_sizes(
