@@ -78,8 +78,11 @@ class BoardReader:
         da, db = _sheet_ab_offset(lab, self._ring_samples, self._sheet_ab)
         if max(abs(da), abs(db)) < RECENTRE_MIN:
             return lab
+        # One lookup table per channel: the same clipped shift, without a 16-bit copy.
+        levels = np.arange(256, dtype=np.int16)[:, None]
         shift = np.array([0, -da, -db], dtype=np.int16)
-        return np.asarray(np.clip(lab.astype(np.int16) + shift, 0, 255), dtype=np.uint8)
+        table = np.clip(levels + shift, 0, 255).astype(np.uint8).reshape(256, 1, 3)
+        return np.asarray(cv2.LUT(lab, table), dtype=np.uint8)
 
     def read(self, frame_bgr: NDArray[np.uint8]) -> Reading:
         """Reads one BGR frame (any size) into a :class:`Reading`."""

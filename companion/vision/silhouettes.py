@@ -197,13 +197,12 @@ class _Fitter:
     def fit(self, line: int, colour: str, size: str) -> _Mask:
         piece = self.geometry.vilicus if size == "v" else self.geometry.dominus
         label = int(PixelClass[colour])
-        own = (self.seen == label) | (self.seen == PixelClass.DARK)
-        floor = self.seen == PixelClass.NEUTRAL
+        own = ((self.seen == label) | (self.seen == PixelClass.DARK)) & self.valid
+        floor = (self.seen == PixelClass.NEUTRAL) & self.valid
         best, best_mask = -math.inf, None
         for yaw in YAWS:
             mask = self._draw(line, piece, float(yaw))
-            inside = mask & self.valid
-            score = float(np.count_nonzero(own & inside)) - float(np.count_nonzero(floor & inside))
+            score = float(np.count_nonzero(own & mask) - np.count_nonzero(floor & mask))
             if score > best:
                 best, best_mask = score, mask
         base = np.asarray(self.geometry.worker_space_centre_mm(line))

@@ -268,13 +268,13 @@ def _check_hidden(
     A piece partly behind a neighbour of another colour shows less of its colour than it
     covers, so its measured area may pass for the smaller size; the prediction knows
     which part the neighbour hides.  A size it clearly contradicts is replaced by its
-    answer.
+    answer.  Hiding only takes pixels away, so only a piece read as a vilicus is checked.
     """
     current = [o.code for o in out]
     checked = list(out)
     for line, obs in enumerate(out):
         code = obs.code
-        if code is None or code == "?" or not measures.get(line, MISSING).hidden:
+        if code is None or code[1:] != "v" or not measures.get(line, MISSING).hidden:
             continue
         codes = [*current[:line], code[0], *current[line + 1 :]]
         ranked = rank(classes, codes, layout, pose, line, rules.silhouettes)
