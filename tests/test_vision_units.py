@@ -304,10 +304,16 @@ def test_a_slot_seen_empty_in_one_cell_holds_no_tile() -> None:
     cells = ["."] * CELLS
     cells[slot[1]] = "?"
     assert fill_open_slots(cells, fractions, PROFILE, rules)[slot[1]] == "."
-    # A cell showing a species colour is not taken for floor: the slot stays in doubt.
+    # A cell showing a species colour: with the rest of the slot seen as floor, the colour
+    # is a neighbour's spill; with a single floor cell, the slot stays in doubt.
     fractions[slot[1], PixelClass.R] = 0.2
     fractions[slot[1], PixelClass.UNKNOWN] = 0.3
-    assert fill_open_slots(cells, fractions, PROFILE, rules)[slot[1]] == "?"
+    assert fill_open_slots(cells, fractions, PROFILE, rules)[slot[1]] == "."
+    one_floor = list(cells)
+    one_floor[slot[2]] = one_floor[slot[3]] = "?"
+    fractions[[slot[2], slot[3]], PixelClass.NEUTRAL] = 0.3
+    fractions[[slot[2], slot[3]], PixelClass.G] = 0.4
+    assert fill_open_slots(one_floor, fractions, PROFILE, rules)[slot[1]] == "?"
     fractions[slot[1], PixelClass.R] = 0.0
     # No cell of the slot seen empty: nothing tells the slot is open.
     unread = ["?" if i in slot else "." for i in range(CELLS)]

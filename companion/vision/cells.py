@@ -63,8 +63,9 @@ class CellRules:
     covered_colour_min: float = 0.15
     covered_other_max: float = 0.02
     bonus_clean_ring_min: float = 0.85
-    # A slot with this many cells read as bare floor holds no tile.
-    open_slot_empty_min: int = 1
+    # A slot with this many cells read as bare floor holds no tile, whatever colour
+    # spills into its other cells (with fewer, only its colourless cells are read empty).
+    open_slot_any_min: int = 2
 
 
 def class_fractions(
@@ -202,22 +203,24 @@ def fill_open_slots(
 ) -> list[str]:
     """Unreadable cells of a slot seen empty elsewhere, read as empty.
 
-    A tile covers its whole slot, so one cell read as bare floor means no tile lies there:
+    A tile covers its whole slot, so a cell read as bare floor means no tile lies there:
     the slot's other cells are empty too, whatever a bright spot or a shadow makes of them.
-    A cell that shows a species colour is left unread (the tile constraint then gives up
-    the whole slot), and so are slots where a tile is seen.
+    With one such cell, a cell that shows a species colour is left unread (the tile
+    constraint then gives up the whole slot); with more, that colour can only be a
+    neighbour's spill or a leaning piece.  Slots where a tile is seen are left as they are.
     """
     out = list(cells)
     species = fractions[:, PixelClass.B : PixelClass.R + 1].sum(axis=1)
     for slots in profile.vat_slots.values():
         for slot in slots:
             chars = [out[i] for i in slot]
-            if chars.count(".") < rules.open_slot_empty_min or any(
-                c in SPECIES_ORDER for c in chars
-            ):
+            empty = chars.count(".")
+            if empty == 0 or any(c in SPECIES_ORDER for c in chars):
                 continue
             for i in slot:
-                if out[i] == "?" and species[i] <= rules.stray_max:
+                if out[i] != "?":
+                    continue
+                if empty >= rules.open_slot_any_min or species[i] <= rules.stray_max:
                     out[i] = "."
     return out
 
