@@ -283,7 +283,13 @@ def test_a_washed_out_cell_inside_a_seen_tile_takes_its_only_colour() -> None:
     cells[slot[1]] = "?"
     assert fill_covered_cells(cells, fractions, PROFILE, rules)[slot[1]] == "Y"
     # Two colours left: still unknown.
-    fractions[slot[1], PixelClass.G] = 0.05
+    fractions[slot[1], PixelClass.B] = 0.05
+    assert fill_covered_cells(cells, fractions, PROFILE, rules)[slot[1]] == "?"
+    fractions[slot[1], PixelClass.B] = 0.0
+    # ... unless the other is the green glare bends a glossy yellow into, well behind it.
+    fractions[slot[1], PixelClass.G] = 0.08
+    assert fill_covered_cells(cells, fractions, PROFILE, rules)[slot[1]] == "Y"
+    fractions[slot[1], PixelClass.G] = 0.2
     assert fill_covered_cells(cells, fractions, PROFILE, rules)[slot[1]] == "?"
     fractions[slot[1], PixelClass.G] = 0.0
     # No tile seen in the slot: the cell may be empty floor.
