@@ -127,6 +127,7 @@ class BoardProfile:
     vat_of_cell: tuple[int | None, ...] = field(init=False)
     vat_cells: dict[int, tuple[int, ...]] = field(init=False)
     vat_slots: dict[int, tuple[tuple[int, int, int, int], ...]] = field(init=False)
+    slots: tuple[tuple[int, int, int, int], ...] = field(init=False)  # every vat's, in turn
     vat_lines: dict[int, tuple[int, ...]] = field(init=False)
     area_of_line: tuple[InfluenceArea, ...] = field(init=False)
     line_cells: tuple[tuple[int, ...], ...] = field(init=False)
@@ -169,6 +170,7 @@ class BoardProfile:
         set_(self, "vat_of_cell", tuple(vat_of_cell))
         set_(self, "vat_cells", vat_cells)
         set_(self, "vat_slots", vat_slots)
+        set_(self, "slots", tuple(slot for slots in vat_slots.values() for slot in slots))
         set_(self, "vat_lines", vat_lines)
         set_(self, "area_of_line", tuple(a for a in area_of_line if a is not None))
         set_(self, "line_cells", line_cells)

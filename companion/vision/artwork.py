@@ -172,41 +172,40 @@ def draw_tiles(
     img = texture.image.copy()
     species = {k: hex_to_bgr(v) for k, v in p.colours.species.items()}
     tile_px = round(g.tile_side_mm * s)
-    for slots in p.vat_slots.values():
-        for slot in slots:
-            chars = [state.cells[i] for i in slot]
-            if all(c == "." for c in chars):
-                continue
-            tile = np.zeros((tile_px, tile_px, 3), np.uint8)
-            half = tile_px // 2
-            for k, ch in enumerate(chars):
-                colour = species.get(ch, (128, 128, 128))
-                x, y = (k % 2) * half, (k // 2) * half
-                tile[y : y + half, x : x + half] = colour
-                shade = _shade(colour, float(rng.choice([0.45, -0.35])))
-                _fish(
-                    tile,
-                    (x + half / 2, y + half / 2),
-                    half * 0.85,
-                    shade,
-                    float(rng.choice([0, 180, 20, -20])),
-                )
-            edge = tuple(int(c * 0.6) for c in species.get(chars[0], (128, 128, 128)))
-            cv2.rectangle(tile, (0, 0), (tile_px - 1, tile_px - 1), edge, 1)
-            top_row, top_col = divmod(slot[0], GRID)
-            cx = g.grid_origin_mm[0] + g.cell_start_mm(top_col) + g.cell_mm
-            cy = g.grid_origin_mm[1] + g.cell_start_mm(top_row) + g.cell_mm
-            cx += float(rng.uniform(-1.2, 1.2))
-            cy += float(rng.uniform(-1.2, 1.2))
-            angle = float(rng.uniform(-2.5, 2.5))
-            pad = tile_px // 2 + 4
-            ox, oy = round(cx * s) - pad, round(cy * s) - pad
-            size = 2 * pad
-            rot = cv2.getRotationMatrix2D((tile_px / 2, tile_px / 2), angle, 1.0)
-            rot[:, 2] += (cx * s - ox - tile_px / 2, cy * s - oy - tile_px / 2)
-            mask = cv2.warpAffine(np.full((tile_px, tile_px), 255, np.uint8), rot, (size, size))
-            warped = cv2.warpAffine(tile, rot, (size, size))
-            alpha = mask[..., None].astype(np.float32) / 255
-            roi = img[oy : oy + size, ox : ox + size]
-            roi[:] = (roi * (1 - alpha) + warped * alpha).astype(np.uint8)
+    for slot in p.slots:
+        chars = [state.cells[i] for i in slot]
+        if all(c == "." for c in chars):
+            continue
+        tile = np.zeros((tile_px, tile_px, 3), np.uint8)
+        half = tile_px // 2
+        for k, ch in enumerate(chars):
+            colour = species.get(ch, (128, 128, 128))
+            x, y = (k % 2) * half, (k // 2) * half
+            tile[y : y + half, x : x + half] = colour
+            shade = _shade(colour, float(rng.choice([0.45, -0.35])))
+            _fish(
+                tile,
+                (x + half / 2, y + half / 2),
+                half * 0.85,
+                shade,
+                float(rng.choice([0, 180, 20, -20])),
+            )
+        edge = tuple(int(c * 0.6) for c in species.get(chars[0], (128, 128, 128)))
+        cv2.rectangle(tile, (0, 0), (tile_px - 1, tile_px - 1), edge, 1)
+        top_row, top_col = divmod(slot[0], GRID)
+        cx = g.grid_origin_mm[0] + g.cell_start_mm(top_col) + g.cell_mm
+        cy = g.grid_origin_mm[1] + g.cell_start_mm(top_row) + g.cell_mm
+        cx += float(rng.uniform(-1.2, 1.2))
+        cy += float(rng.uniform(-1.2, 1.2))
+        angle = float(rng.uniform(-2.5, 2.5))
+        pad = tile_px // 2 + 4
+        ox, oy = round(cx * s) - pad, round(cy * s) - pad
+        size = 2 * pad
+        rot = cv2.getRotationMatrix2D((tile_px / 2, tile_px / 2), angle, 1.0)
+        rot[:, 2] += (cx * s - ox - tile_px / 2, cy * s - oy - tile_px / 2)
+        mask = cv2.warpAffine(np.full((tile_px, tile_px), 255, np.uint8), rot, (size, size))
+        warped = cv2.warpAffine(tile, rot, (size, size))
+        alpha = mask[..., None].astype(np.float32) / 255
+        roi = img[oy : oy + size, ox : ox + size]
+        roi[:] = (roi * (1 - alpha) + warped * alpha).astype(np.uint8)
     return img

@@ -184,21 +184,20 @@ def fill_covered_cells(
     """
     out = list(cells)
     species = fractions[:, PixelClass.B : PixelClass.R + 1]
-    for slots in profile.vat_slots.values():
-        for slot in slots:
-            if not any(out[i] in SPECIES_ORDER for i in slot) or "." in (out[i] for i in slot):
+    for slot in profile.slots:
+        if not any(out[i] in SPECIES_ORDER for i in slot) or "." in (out[i] for i in slot):
+            continue
+        for i in slot:
+            if out[i] != "?":
                 continue
-            for i in slot:
-                if out[i] != "?":
-                    continue
-                order = np.argsort(-species[i])
-                letter = SPECIES_ORDER[int(order[0])]
-                best, second = species[i, order[0]], species[i, order[1]]
-                if letter == "Y" and SPECIES_ORDER[int(order[1])] == "G":
-                    # Glare bends a glossy yellow towards green: that green is yellow's.
-                    second = species[i, order[2]] if best >= rules.colour_ratio * second else 1.0
-                if best >= rules.covered_colour_min and second <= rules.covered_other_max:
-                    out[i] = letter
+            order = np.argsort(-species[i])
+            letter = SPECIES_ORDER[int(order[0])]
+            best, second = species[i, order[0]], species[i, order[1]]
+            if letter == "Y" and SPECIES_ORDER[int(order[1])] == "G":
+                # Glare bends a glossy yellow towards green: that green is yellow's.
+                second = species[i, order[2]] if best >= rules.colour_ratio * second else 1.0
+            if best >= rules.covered_colour_min and second <= rules.covered_other_max:
+                out[i] = letter
     return out
 
 
@@ -215,17 +214,16 @@ def fill_open_slots(
     """
     out = list(cells)
     species = fractions[:, PixelClass.B : PixelClass.R + 1].sum(axis=1)
-    for slots in profile.vat_slots.values():
-        for slot in slots:
-            chars = [out[i] for i in slot]
-            empty = chars.count(".")
-            if empty == 0 or any(c in SPECIES_ORDER for c in chars):
+    for slot in profile.slots:
+        chars = [out[i] for i in slot]
+        empty = chars.count(".")
+        if empty == 0 or any(c in SPECIES_ORDER for c in chars):
+            continue
+        for i in slot:
+            if out[i] != "?":
                 continue
-            for i in slot:
-                if out[i] != "?":
-                    continue
-                if empty >= rules.open_slot_any_min or species[i] <= rules.stray_max:
-                    out[i] = "."
+            if empty >= rules.open_slot_any_min or species[i] <= rules.stray_max:
+                out[i] = "."
     return out
 
 
@@ -235,12 +233,11 @@ def apply_tile_constraint(cells: list[str], profile: BoardProfile) -> list[str]:
     missing = [i for i, v in enumerate(profile.vat_of_cell) if v is None]
     for i in missing:
         out[i] = "."
-    for slots in profile.vat_slots.values():
-        for slot in slots:
-            chars = [out[i] for i in slot]
-            if not _slot_possible(chars):
-                for i in slot:
-                    out[i] = "?"
+    for slot in profile.slots:
+        chars = [out[i] for i in slot]
+        if not _slot_possible(chars):
+            for i in slot:
+                out[i] = "?"
     return out
 
 

@@ -428,23 +428,22 @@ def random_state(profile: BoardProfile, rng: np.random.Generator) -> BoardState:
     """A plausible board: some slots hold tiles with a strictly predominant colour, some workers."""
     cells = ["."] * (GRID * GRID)
     fill = float(rng.uniform(0.0, 1.0))
-    for slots in profile.vat_slots.values():
-        for slot in slots:
-            if rng.random() > fill:
-                continue
-            owner = str(rng.choice(list("BGYR")))
-            pattern = [owner] * 4
-            kind = int(rng.integers(0, 3))
-            others = [c for c in "BGYR" if c != owner]
-            if kind >= 1:
-                pattern[0] = str(rng.choice(others))
-            if kind == 2:
-                pattern[1] = str(rng.choice(others))
-                if pattern[1] == pattern[0]:
-                    pattern[1] = owner
-            order = rng.permutation(4)
-            for k, i in enumerate(slot):
-                cells[i] = pattern[int(order[k])]
+    for slot in profile.slots:
+        if rng.random() > fill:
+            continue
+        owner = str(rng.choice(list("BGYR")))
+        pattern = [owner] * 4
+        kind = int(rng.integers(0, 3))
+        others = [c for c in "BGYR" if c != owner]
+        if kind >= 1:
+            pattern[0] = str(rng.choice(others))
+        if kind == 2:
+            pattern[1] = str(rng.choice(others))
+            if pattern[1] == pattern[0]:
+                pattern[1] = owner
+        order = rng.permutation(4)
+        for k, i in enumerate(slot):
+            cells[i] = pattern[int(order[k])]
     workers: list[str | None] = []
     density = float(rng.uniform(0.0, 0.7))
     for _ in range(2 * GRID):
