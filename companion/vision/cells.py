@@ -193,9 +193,10 @@ def fill_covered_cells(
             order = np.argsort(-species[i])
             letter = SPECIES_ORDER[int(order[0])]
             best, second = species[i, order[0]], species[i, order[1]]
-            if letter == "Y" and SPECIES_ORDER[int(order[1])] == "G":
-                # Glare bends a glossy yellow towards green: that green is yellow's.
-                second = species[i, order[2]] if best >= rules.colour_ratio * second else 1.0
+            drift = letter == "Y" and SPECIES_ORDER[int(order[1])] == "G"
+            if drift and best >= rules.colour_ratio * second:
+                # Glare bends a glossy yellow towards green: green well behind it is yellow's.
+                second = species[i, order[2]]
             if best >= rules.covered_colour_min and second <= rules.covered_other_max:
                 out[i] = letter
     return out
