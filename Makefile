@@ -15,7 +15,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
-# apt packages the tests use for real: chromium (dashboard), mosquitto (café).
+# apt packages the tests use for real: chromium (dashboard), mosquitto (café),
+# poppler-utils (renders the printable marker PDF).
 system-deps:
 	@bash scripts/install-system-deps.sh
 
