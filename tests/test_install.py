@@ -178,16 +178,16 @@ def test_token_show_and_rotate(tmp_path: Path, capsys: pytest.CaptureFixture[str
     token_file = tmp_path / "operator-token"
     old = read_token(token_file)
     capsys.readouterr()
-    assert main(["token", "--config", config, "show"]) == 0
+    assert main(["token", "show", "--config", config]) == 0
     assert capsys.readouterr().out == f"{old}\n"
-    assert main(["token", "--config", config, "rotate"]) == 0
+    assert main(["token", "rotate", "--config", config]) == 0
     out = capsys.readouterr().out
     new = read_token(token_file)
     assert new != old and f"operator token: {new}" in out and "restart" in out
     assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
-    assert main(["token", "--config", config, "rotate", "--token", "4321"]) == 0
+    assert main(["token", "rotate", "--config", config, "--token", "4321"]) == 0
     assert read_token(token_file) == "4321"
-    assert main(["token", "--config", config, "rotate", "--token", "12"]) == 2
+    assert main(["token", "rotate", "--config", config, "--token", "12"]) == 2
     assert "at least 4 characters" in capsys.readouterr().err
     assert read_token(token_file) == "4321"  # a refused token loses nothing
 
@@ -227,3 +227,12 @@ def test_run_names_a_missing_token_file_in_one_line(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "operator-token" in result.stderr
+
+
+def test_init_refuses_a_token_file_others_can_read_and_writes_nothing(tmp_path: Path) -> None:
+    token_file = tmp_path / "operator-token"
+    write_token(token_file, "old-token")
+    token_file.chmod(0o640)
+    result = init(tmp_path)
+    assert result.returncode == 2 and "chmod 600" in result.stderr
+    assert not (tmp_path / "table.toml").exists()

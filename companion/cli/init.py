@@ -14,7 +14,7 @@ from typing import Any
 from companion.errors import InputError
 from companion.table.config import BUTTON_KINDS, CAMERA_KINDS, LIGHT_KINDS, load_config
 from companion.table.config_template import TemplateChoices, config_template
-from companion.web.token_file import new_token, write_token
+from companion.web.token_file import new_token, read_token, write_token
 
 DEFAULT_CONFIG = "table.toml"
 
@@ -53,16 +53,18 @@ def run(args: argparse.Namespace) -> int:
         host=args.host,
         port=args.port,
     )
+    token_file = path.parent / choices.token_file
+    kept = token_file.exists()
+    if kept:
+        read_token(token_file)  # one the table can use: readable, owner only, long enough
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(config_template(choices), encoding="utf-8")
     except OSError as exc:
         raise InputError(f"cannot write: {exc.strerror}", source=str(path)) from None
-    config = load_config(path)  # the file just written must be one the table accepts
+    load_config(path)  # the file just written must be one the table accepts
     print(f"wrote {path}")
-    token_file = config.token_file
-    assert token_file is not None  # the template always names one
-    if token_file.exists():
+    if kept:
         print(f"kept the operator token in {token_file} (companion token show)")
     else:
         token = new_token()

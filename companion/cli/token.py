@@ -24,12 +24,13 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "token", help="show or rotate the operator token kept in its file", description=__doc__
     )
-    parser.add_argument(
+    config = argparse.ArgumentParser(add_help=False)
+    config.add_argument(
         "--config", default=DEFAULT_CONFIG, metavar="FILE", help="the table's TOML (table.toml)"
     )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    actions.add_parser("show", help="print the operator token")
-    rotate = actions.add_parser("rotate", help="replace the operator token")
+    actions.add_parser("show", parents=[config], help="print the operator token")
+    rotate = actions.add_parser("rotate", parents=[config], help="replace the operator token")
     rotate.add_argument("--token", metavar="TOKEN", help="use this token or PIN (4+ characters)")
     parser.set_defaults(handler=run)
 
