@@ -1,8 +1,9 @@
 """The table's configuration file (TOML): where data lives, which hardware, the dashboard.
 
 Every backend is named by ``kind`` so a Pi with a camera, the LED device and buttons, and a
-laptop replaying a game record, use the same file format.  Secrets (the operator token)
-stay in the environment (``COMPANION_OPERATOR_TOKEN``), never in the file.
+laptop replaying a game record, use the same file format.  Secrets never go in this file:
+the operator token lives in its own file (``[web] token_file``, mode 0600) or in the
+environment (``COMPANION_OPERATOR_TOKEN``, which wins).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ class TableConfig:
     lights: Backend = Backend("none")
     buttons: Backend = Backend("none")
     game: dict[str, Any] | None = None
+    token_file: Path | None = None
 
     @property
     def log_path(self) -> Path:
@@ -85,6 +87,9 @@ def load_config(path: str | Path) -> TableConfig:
         raise InputError("expected a host name or address", source=source, field="web.host")
     if not isinstance(port, int) or not 0 <= port <= 65535:
         raise InputError("expected a port number 0-65535", source=source, field="web.port")
+    token_file = web.get("token_file")
+    if token_file is not None and (not isinstance(token_file, str) or not token_file):
+        raise InputError("expected a file name", source=source, field="web.token_file")
     game = data.get("game")
     if game is not None and not isinstance(game, dict):
         raise InputError("expected a table", source=source, field="game")
@@ -99,6 +104,7 @@ def load_config(path: str | Path) -> TableConfig:
         lights=_backend(data, "lights", LIGHT_KINDS, source),
         buttons=_backend(data, "buttons", BUTTON_KINDS, source),
         game=game,
+        token_file=None if token_file is None else base / token_file,
     )
 
 

@@ -122,6 +122,7 @@ def open_ides_table(
     port: int,
     *,
     roll_s: float = ROLL_S,
+    web: WebConfig | None = None,
 ) -> tuple[IdesTable, DashboardServer, WebConfig]:
     """An Ides table on its log in ``data_dir``, served on the dashboard; ``stack`` closes it."""
     log = GameLog(data_dir / "ides.db")
@@ -130,7 +131,7 @@ def open_ides_table(
     stack.callback(table.close)
     garum_log = GameLog(data_dir / "table.db")
     stack.callback(garum_log.close)
-    web = WebConfig.from_env()
+    web = web or WebConfig.from_env()
     app = create_app(web, Services(TableSession(garum_log, _Dark()), garum_log, ides=table))
     try:
         server = DashboardServer(app, host, port).start()
@@ -148,7 +149,7 @@ def start_or_resume(
 ) -> None:
     """Says where the table is served, then resumes the game in play or starts one."""
     print(f"dashboard: {server.url}/ides", flush=True)
-    print(f"operator token: {web.operator_token}", flush=True)
+    print(f"operator token: {web.token_note()}", flush=True)
     print(f"game log: {table.log.path}", flush=True)
     if table.status is IdesStatus.PLAYING:
         print(f"resuming game {table.game_id} after {table.actions_applied} actions")

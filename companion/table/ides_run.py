@@ -19,6 +19,7 @@ from companion.link.host import HostLink
 from companion.table.config import TableConfig
 from companion.table.ides_buttons import IDES_PINS, IdesButtons
 from companion.table.ides_demo import open_ides_table, start_or_resume
+from companion.web.config import WebConfig
 
 
 def players_of(config: TableConfig) -> list[str]:
@@ -49,7 +50,10 @@ def serve_ides(config: TableConfig) -> int:
                 port = emulator.port
             link = HostLink(port=port).start()
             stack.callback(link.stop)
-        table, server, web = open_ides_table(stack, config.data_dir, link, config.host, config.port)
+        web = WebConfig.from_env(token_file=config.token_file)
+        table, server, web = open_ides_table(
+            stack, config.data_dir, link, config.host, config.port, web=web
+        )
         if config.buttons.kind == "gpio":
             buttons = IdesButtons(table, Buttons(RPiGPIOPins(), IDES_PINS)).start()
             stack.callback(buttons.stop)
