@@ -284,7 +284,18 @@ class Game:
         return game
 
 
+def rolled_die(action: RollAction) -> Die:
+    """The die a roll action throws (a bribe and a fate roll throw the orange die)."""
+    return action.die if isinstance(action, Roll) else Die.ORANGE
+
+
 def throw(action: RollAction, dice: Dice) -> RollAction:
     """The roll with its face thrown by ``dice``."""
-    die = action.die if isinstance(action, Roll) else Die.ORANGE
-    return dataclasses.replace(action, face=dice.throw(die))
+    return dataclasses.replace(action, face=dice.throw(rolled_die(action)))
+
+
+def each_face(action: RollAction, faces: DiceFaces) -> list[RollAction]:
+    """The roll once with every face its die can show, in the die's order: with physical
+    dice the operator picks the one the real die shows."""
+    shown = dict.fromkeys(faces.faces(rolled_die(action)))
+    return [dataclasses.replace(action, face=face) for face in shown]
