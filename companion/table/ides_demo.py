@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.errors import CompanionError, InputError
-from companion.games.ides import Dice
+from companion.games.ides import Dice, DiceMode
 from companion.games.ides.simulate import DEFAULT_NAMES, choose
 from companion.link.emulator import Emulator
 from companion.link.host import HostLink
@@ -145,16 +145,23 @@ def open_ides_table(
 
 
 def start_or_resume(
-    table: IdesTable, server: DashboardServer, web: WebConfig, names: list[str]
+    table: IdesTable,
+    server: DashboardServer,
+    web: WebConfig,
+    names: list[str],
+    *,
+    dice_mode: DiceMode = DiceMode.ELECTRONIC,
 ) -> None:
-    """Says where the table is served, then resumes the game in play or starts one."""
+    """Resumes the game in play or starts one, then says where the table is served (so a
+    client reading the dashboard line finds the game already there)."""
+    resuming = table.status is IdesStatus.PLAYING
+    if not resuming:
+        table.new_game(names, dice_mode=dice_mode)
     print(f"dashboard: {server.url}/ides", flush=True)
     print(f"operator token: {web.token_note()}", flush=True)
     print(f"game log: {table.log.path}", flush=True)
-    if table.status is IdesStatus.PLAYING:
+    if resuming:
         print(f"resuming game {table.game_id} after {table.actions_applied} actions")
-    else:
-        table.new_game(names)
 
 
 def play(table: IdesTable, seed: int | None, pause_s: float) -> None:

@@ -22,6 +22,7 @@ from companion.games.ides import (
     Bribe,
     Dice,
     DiceFaces,
+    DiceMode,
     FateRoll,
     Game,
     IllegalAction,
@@ -29,6 +30,7 @@ from companion.games.ides import (
     Rule,
     action_from_dict,
     action_to_dict,
+    each_face,
 )
 from companion.link.lights import TableLights
 from companion.table import ides_words as words
@@ -103,6 +105,7 @@ class IdesTable:
         self._lock = threading.RLock()
         self._lights = DiceLights(lights, roll_s=roll_s, on_settle=self._settled)
         self.game: Game | None = None
+        self.dice_mode = DiceMode.ELECTRONIC
         self.game_id: int | None = None
         self.ended: str | None = None
         self.lines: list[LogLine] = []
@@ -137,11 +140,23 @@ class IdesTable:
             return self._snapshot
 
     def choices(self) -> list[Action]:
-        """Exactly the actions the rules allow the current player now (none when over)."""
+        """Exactly the actions the rules allow the current player now (none when over).
+
+        With physical dice a roll is offered once per face, for the operator to pick the one
+        the real die shows; electronic rolls are offered without a face."""
         game = self.game
         if game is None or self.status is not IdesStatus.PLAYING:
             return []
-        return game.legal_actions()
+        legal = game.legal_actions()
+        if self.dice_mode is DiceMode.ELECTRONIC:
+            return legal
+        out: list[Action] = []
+        for action in legal:
+            if isinstance(action, Roll | Bribe | FateRoll):
+                out += each_face(action, game.faces)
+            else:
+                out.append(action)
+        return out
 
     # -- resuming --------------------------------------------------------------------------
 
@@ -173,7 +188,10 @@ class IdesTable:
     def _open(self, header: dict[str, Any], seq: int) -> None:
         faces = DiceFaces.from_dict(header.get("dice"))
         names = check_names(header.get("players"))
+        # A log from before the choice existed was played with the companion's dice.
+        mode = DiceMode.parse(header.get("dice_mode", DiceMode.ELECTRONIC.value))
         self.game = Game.setup(names, first_seat=int(header.get("first_seat", 0)), faces=faces)
+        self.dice_mode = mode
         self.game_id = seq
         self.ended = None
         self.lines = []
@@ -191,10 +209,22 @@ class IdesTable:
 
     # -- acting ----------------------------------------------------------------------------
 
-    def new_game(self, names: Any, *, first_seat: int = 0, faces: DiceFaces | None = None) -> int:
-        """Opens a new Ides game (ending one in play); returns its number in the log."""
+    def new_game(
+        self,
+        names: Any,
+        *,
+        first_seat: int = 0,
+        faces: DiceFaces | None = None,
+        dice_mode: DiceMode = DiceMode.ELECTRONIC,
+    ) -> int:
+        """Opens a new Ides game (ending one in play); returns its number in the log.  The
+        dice mode is written in the game's opening event, so a replay knows who threw."""
         checked = check_names(names)
-        if not isinstance(first_seat, int) or not 0 <= first_seat < len(checked):
+        if (
+            not isinstance(first_seat, int)
+            or isinstance(first_seat, bool)
+            or not 0 <= first_seat < len(checked)
+        ):
             raise InputError(f"expected a seat 0-{len(checked) - 1}", field="first_seat")
         header = {
             "game": GAME_KIND,
@@ -202,6 +232,7 @@ class IdesTable:
             "players": checked,
             "first_seat": first_seat,
             "dice": (faces or DiceFaces()).to_dict(),
+            "dice_mode": DiceMode(dice_mode).value,
         }
         with self._lock:
             if self.status is IdesStatus.PLAYING and self.game_id is not None:
@@ -214,9 +245,11 @@ class IdesTable:
 
     def act(self, action: Action, *, by: str = "operator", dice: Dice | None = None) -> Action:
         """Applies ``action`` for the current player (throwing a roll first); returns it as
-        applied.  A refusal raises ``IllegalAction`` and is shown until the next action."""
+        applied.  A refusal raises ``IllegalAction`` and is shown until the next action; a
+        roll that does not fit the dice mode raises ``InputError`` and changes nothing."""
         with self._lock:
             game = self._require_playing()
+            self._check_dice_mode(action)
             thrower = dice or self._dice or Dice(game.faces)
             try:
                 applied, after = game.play(action, thrower)
@@ -275,6 +308,22 @@ class IdesTable:
             return offered[self.cursor % len(offered)] if offered else None
 
     # -- internals -------------------------------------------------------------------------
+
+    def _check_dice_mode(self, action: Action) -> None:
+        """Electronic dice are the companion's alone to throw; physical dice need the face
+        the real die shows (checked against the die by the rules)."""
+        if not isinstance(action, Roll | Bribe | FateRoll):
+            return
+        if self.dice_mode is DiceMode.ELECTRONIC and action.face is not None:
+            raise InputError(
+                "the companion throws the dice in this game; a roll cannot name its face",
+                field="action.face",
+            )
+        if self.dice_mode is DiceMode.PHYSICAL and action.face is None:
+            raise InputError(
+                "this game uses physical dice: enter the face the die shows",
+                field="action.face",
+            )
 
     def _require_playing(self) -> Game:
         if self.game is None or self.status is not IdesStatus.PLAYING:

@@ -22,6 +22,7 @@ def ides_view(table: IdesTable, lights: TableLights, version: int) -> dict[str, 
     base: dict[str, Any] = {
         "status": table.status.value,
         "version": version,
+        "dice_mode": table.dice_mode.value,
         "game_id": table.game_id,
         "lights": lights.to_dict(),
         "lights_error": table.lights_error,
