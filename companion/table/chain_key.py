@@ -4,16 +4,20 @@ A plain hash chain only proves that the file is self-consistent; anyone who edit
 can recompute every hash after it.  Keying each link with HMAC-SHA256 means a rewritten log
 only verifies again for someone who holds the key, so the key lives apart from the data
 folder (by default under ``$XDG_CONFIG_HOME/companion/``), readable by its owner only.
+Next to it, ``<key>.logs`` remembers from which event each log is keyed, so a log cannot be
+passed off as one written before the chain was keyed.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import stat
 from pathlib import Path
 
 from companion.errors import InputError
+from companion.table.log import GameLog
 
 KEY_BYTES = 32
 DEFAULT_KEY_NAME = "chain.key"
@@ -62,3 +66,40 @@ def _read_key(path: Path) -> bytes:
     if len(key) != KEY_BYTES:
         raise InputError(f"expected {KEY_BYTES * 2} hex digits of key", source=source)
     return key
+
+
+def open_table_log(log_path: Path, key_file: Path) -> GameLog:
+    """The table's game log, keyed, with the first seq it ever wrote keyed remembered next
+    to the key: rewriting a keyed log in the old plain scheme then no longer passes for an
+    old log."""
+    log = GameLog(log_path, key=load_or_create_key(key_file))
+    head = log.head()
+    log.keyed_from = _remembered_keyed_from(key_file, log_path, head.seq + 1 if head else 1)
+    return log
+
+
+def _remembered_keyed_from(key_file: Path, log_path: Path, first_new_seq: int) -> int:
+    """``<key>.logs``: per log file, the seq from which it is keyed; recorded on first use."""
+    witness = key_file.with_name(key_file.name + ".logs")
+    name = str(log_path.resolve())
+    try:
+        known = json.loads(witness.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        known = {}
+    if not isinstance(known, dict):
+        known = {}
+    seq = known.get(name)
+    if isinstance(seq, int) and seq >= 1:
+        return seq
+    known[name] = first_new_seq
+    tmp = witness.with_name(witness.name + ".tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(known, out, sort_keys=True)
+        os.replace(tmp, witness)
+    except OSError as exc:
+        raise InputError(
+            f"cannot record the keyed log: {exc.strerror}", source=str(witness)
+        ) from None
+    return first_new_seq

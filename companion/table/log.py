@@ -162,9 +162,14 @@ class GameLog:
     are chained with plain sha256, as logs were before the chain was keyed.
     """
 
-    def __init__(self, path: str | Path, key: bytes | None = None) -> None:
+    def __init__(
+        self, path: str | Path, key: bytes | None = None, *, keyed_from: int | None = None
+    ) -> None:
         self.path = Path(path)
         self._key = key
+        # The first seq this table knows it wrote keyed (remembered apart from the log):
+        # plain events from there on are forgeries, not an old log.
+        self.keyed_from = keyed_from
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
         try:
@@ -322,7 +327,7 @@ class GameLog:
                 scheme = self._scheme_of(stored_prev, seq, game, kind, payload, photo, at_s, digest)
                 if scheme == "invalid":
                     problem = "the payload is not valid JSON"
-                elif scheme == "plain" and not keyed_seen:
+                elif scheme == "plain" and not keyed_seen and self._may_be_plain(seq):
                     unkeyed += 1
                 elif scheme == "keyed":
                     keyed_seen = True
@@ -339,6 +344,9 @@ class GameLog:
             seqs = tuple(sorted({s for s, _ in bad}))
             return Verification(False, len(rows), first_seq, reason, seqs, unkeyed)
         return Verification(True, len(rows), unkeyed=unkeyed)
+
+    def _may_be_plain(self, seq: int) -> bool:
+        return self._key is None or self.keyed_from is None or seq < self.keyed_from
 
     def _scheme_of(
         self,

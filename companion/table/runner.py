@@ -20,7 +20,7 @@ from companion.devices.buttons import Buttons, RPiGPIOPins
 from companion.errors import InputError
 from companion.games.garum import parse_record
 from companion.table.camera import CameraReadings
-from companion.table.chain_key import load_or_create_key
+from companion.table.chain_key import open_table_log
 from companion.table.config import Backend, TableConfig
 from companion.table.device_buttons import DeviceButtons
 from companion.table.frames import render_jpeg
@@ -177,7 +177,7 @@ class Table:
         config.data_dir.mkdir(parents=True, exist_ok=True)
         source, implied = make_readings(config)
         lights = lights or make_lights(config)
-        log = GameLog(config.log_path, key=load_or_create_key(config.key_file))
+        log = open_table_log(config.log_path, config.key_file)
         session = TableSession(log, lights)
         app = create_app(web or WebConfig.from_env(), Services(session, log))
         server = DashboardServer(app, config.host, config.port)
