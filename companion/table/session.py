@@ -36,9 +36,10 @@ from companion.games.garum import (
     ViolationCode,
 )
 from companion.games.garum.state import BoardState
+from companion.table.evidence import acknowledge, evidence_view, unacknowledged
 from companion.table.history import Flag, History, fold
 from companion.table.hub import Hub
-from companion.table.log import ChainStatus, EventKind, GameLog, LogError, Verification
+from companion.table.log import EventKind, GameLog, LogError, Verification
 from companion.table.ports import (
     Button,
     ButtonPress,
@@ -207,7 +208,7 @@ class TableSession:
     def _resume(self) -> None:
         """Rebuilds the last game from the log, once the log has proved itself intact."""
         self.verification = self.log.verify()
-        self._tampered = not self.verification.ok and not self._acknowledged(self.verification)
+        self._tampered = unacknowledged(self.log, self.verification)
         game_id = self.log.last_game()
         if game_id is not None:
             try:
@@ -218,30 +219,9 @@ class TableSession:
                 self.log_error = f"the last game cannot be replayed from the log: {exc}"
         self._refresh(log_lights=False)
 
-    def _acknowledged(self, verification: Verification) -> bool:
-        """Whether intact acknowledgements written after the damage cover every bad event."""
-        try:
-            through = [
-                int(e.payload.get("through_seq", 0))
-                for e in self.log.events_of_kind(EventKind.TAMPERING_ACKNOWLEDGED)
-                if e.seq not in verification.bad_seqs
-            ]
-        except (ValueError, TypeError, AttributeError):
-            return False
-        return bool(through) and max(verification.bad_seqs) <= max(through)
-
     def evidence(self) -> dict[str, Any]:
         """What the pages say about the log's integrity."""
-        v = self.verification
-        chain = v.status
-        if chain is ChainStatus.KEYED and not self.log.keyed:
-            chain = ChainStatus.UNKEYED
-        return {
-            "chain": chain.value,
-            "acknowledged": not v.ok and not self._tampered,
-            "bad_seq": v.bad_seq,
-            "reason": v.reason,
-        }
+        return evidence_view(self.log, self.verification, self._tampered)
 
     def _rebuild(self) -> None:
         """The rules position is a pure function of the accepted steps."""
@@ -552,18 +532,10 @@ class TableSession:
         """The operator has seen that the log failed verification; play may go on.  The
         log keeps the damage as it is; this event records who saw it and how far."""
         self._require(TableState.TAMPERED)
-        head = self.log.head()
-        assert head is not None  # an empty log cannot fail verification
-        payload = {
-            "bad_seqs": list(self.verification.bad_seqs),
-            "through_seq": head.seq,
-            "reason": self.verification.reason,
-            "by": "operator",
-        }
+        game = self._history.game if self._history is not None else None
+        event = acknowledge(self.log, self.verification, game)
         if self._history is not None:
-            self._append(EventKind.TAMPERING_ACKNOWLEDGED, payload)
-        else:
-            self.log.append(head.game, EventKind.TAMPERING_ACKNOWLEDGED, payload)
+            self._history = self._history.apply(event)
         self._tampered = False
         return "acknowledged"
 
