@@ -16,8 +16,10 @@ from flask.testing import FlaskClient
 from test_evidence_log import FORGED, edit_and_rechain
 
 from companion.games.garum import parse_record, simulate_game
+from companion.games.ides import Dice, IllegalAction, Promote
 from companion.table.chain_key import open_table_log
 from companion.table.fakes import RecordingLights
+from companion.table.ides_session import IdesStatus, IdesTable
 from companion.table.log import EventKind, GameLog
 from companion.table.ports import Reading
 from companion.table.session import ActionError, NewGame, TableSession, TableState
@@ -267,3 +269,46 @@ def test_a_game_played_to_its_last_turn_shows_its_chain_head(table: Table) -> No
     assert ended.payload["reason"] == "finished"
     html = table.client().get("/").get_data(as_text=True)
     assert "Game over" in html and ended.hash in html
+
+
+# -- the Ides of March table -------------------------------------------------------------
+
+
+def test_an_edited_ides_log_waits_for_the_operator(tmp_path: Path) -> None:
+    path, key_file = tmp_path / "data" / "ides.db", tmp_path / "config" / "chain.key"
+    with open_table_log(path, key_file) as log:
+        first = IdesTable(log, dice=Dice.seeded(3), roll_s=0)
+        first.new_game(["Livia", "Marcus"])
+        for _ in range(4):
+            first.act(first.choices()[0])
+        first.close()
+    opening = 1
+    edit_payload(path, opening, json.dumps({"game": "ides", "players": ["Livia", "Brutus"]}))
+    with (
+        open_table_log(path, key_file) as log,
+        open_table_log(tmp_path / "data" / "table.db", key_file) as garum,
+    ):
+        table = IdesTable(log, dice=Dice.seeded(3), roll_s=0)
+        try:
+            assert table.status is IdesStatus.TAMPERED
+            with pytest.raises(IllegalAction, match="acknowledge"):
+                table.act(Promote())
+            config = WebConfig(operator_token=TOKEN, secret_key="k", sse_heartbeat_s=0.2)
+            session = TableSession(garum, RecordingLights())
+            client = create_app(config, Services(session, garum, ides=table)).test_client()
+            page = client.get("/ides").get_data(as_text=True)
+            assert "The game log was altered" in page and f"at event {opening}" in page
+            assert client.get("/api/ides/state").get_json()["status"] == "tampered"
+            assert client.post("/api/ides/acknowledge").status_code == 401
+            answer = client.post("/api/ides/acknowledge", headers=OPERATOR)
+            assert answer.status_code == 200
+            assert table.status is not IdesStatus.TAMPERED
+            assert client.post("/api/ides/acknowledge", headers=OPERATOR).status_code == 409
+            acks = log.events_of_kind(EventKind.TAMPERING_ACKNOWLEDGED)
+            assert [a.payload["bad_seqs"] for a in acks] == [[opening]]
+        finally:
+            table.close()
+    with open_table_log(path, key_file) as log:
+        again = IdesTable(log, roll_s=0)
+        assert again.status is not IdesStatus.TAMPERED  # acknowledged once, for good
+        again.close()

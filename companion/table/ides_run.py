@@ -49,7 +49,9 @@ def serve_ides(config: TableConfig) -> int:
                 port = emulator.port
             link = HostLink(port=port).start()
             stack.callback(link.stop)
-        table, server, web = open_ides_table(stack, config.data_dir, link, config.host, config.port)
+        table, server, web = open_ides_table(
+            stack, config.data_dir, link, config.host, config.port, key_file=config.key_file
+        )
         if config.buttons.kind == "gpio":
             buttons = IdesButtons(table, Buttons(RPiGPIOPins(), IDES_PINS)).start()
             stack.callback(buttons.stop)
