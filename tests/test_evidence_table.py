@@ -171,8 +171,13 @@ def test_a_log_too_damaged_to_replay_still_starts_tampered(table: Table) -> None
     session = table.restart()
     assert session.state is TableState.TAMPERED
     assert session.game is None and "cannot be replayed" in (session.log_error or "")
+    client = table.client()
+    assert "The game log was altered" in client.get("/live/phone").get_data(as_text=True)
+    version = session.snapshot()["version"]
     assert session.operate("acknowledge") == "acknowledged"
     assert session.state is TableState.SETUP  # a new game can start; the log keeps all
+    assert session.snapshot()["version"] > version  # viewers' pages fetch the news
+    assert "The game log was altered" not in client.get("/live/phone").get_data(as_text=True)
     session.operate("new_game", request=NewGame("troia", "standard", TWO))
     assert session.state is TableState.PLAYING
 

@@ -173,6 +173,7 @@ class TableSession:
         self._drain_lock = threading.Lock()
         self.verification = Verification(True, 0)
         self._tampered = False
+        self._acknowledged_seq = 0
         self._resume()
 
     # -- state -----------------------------------------------------------------------------
@@ -536,6 +537,7 @@ class TableSession:
         event = acknowledge(self.log, self.verification, game)
         if self._history is not None:
             self._history = self._history.apply(event)
+        self._acknowledged_seq = event.seq  # a new version for viewers, even with no game
         self._tampered = False
         return "acknowledged"
 
@@ -582,6 +584,7 @@ class TableSession:
                 self.lights_error = str(exc)
         view = table_view(self.state.value, self._game, self._history, lights)
         view["evidence"] = self.evidence()
+        view["version"] = max(view["version"], self._acknowledged_seq)
         view["lights_error"] = self.lights_error
         view["log_error"] = self.log_error
         view["source_error"] = self.source_error
