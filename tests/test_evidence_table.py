@@ -170,7 +170,7 @@ def test_a_log_too_damaged_to_replay_still_starts_tampered(table: Table) -> None
     edit_payload(table.log_path, accepted, '{"board":"no board at all"}')
     session = table.restart()
     assert session.state is TableState.TAMPERED
-    assert session.game is None and "cannot be replayed" in (session.log_error or "")
+    assert session.game is None and "cannot be replayed" in (session.replay_error or "")
     client = table.client()
     assert "The game log was altered" in client.get("/live/phone").get_data(as_text=True)
     version = session.snapshot()["version"]

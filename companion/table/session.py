@@ -174,6 +174,7 @@ class TableSession:
         self.verification = Verification(True, 0)
         self._tampered = False
         self._acknowledged_seq = 0
+        self.replay_error: str | None = None
         self._resume()
 
     # -- state -----------------------------------------------------------------------------
@@ -216,8 +217,10 @@ class TableSession:
                 self._history = fold(self.log.events(game_id))
                 self._rebuild()
             except Exception as exc:  # an edited log may not even replay: say so, keep it
+                if self.verification.ok:
+                    raise
                 self._history, self._game = None, None
-                self.log_error = f"the last game cannot be replayed from the log: {exc}"
+                self.replay_error = f"the last game cannot be replayed from the log: {exc}"
         self._refresh(log_lights=False)
 
     def evidence(self) -> dict[str, Any]:
@@ -587,6 +590,7 @@ class TableSession:
         view["version"] = max(view["version"], self._acknowledged_seq)
         view["lights_error"] = self.lights_error
         view["log_error"] = self.log_error
+        view["replay_error"] = self.replay_error
         view["source_error"] = self.source_error
         held = self._unreadable.state if self._unreadable else None
         view["unreadable_cells"] = (
