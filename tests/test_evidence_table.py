@@ -137,6 +137,7 @@ def test_everyone_is_told_until_the_operator_acknowledges(table: Table) -> None:
     ack = table.session.log.events_of_kind(EventKind.TAMPERING_ACKNOWLEDGED)
     assert [e.payload["through_seq"] for e in ack] == [head.seq]
     assert ack[0].payload["bad_seqs"] == [seq] and ack[0].payload["by"] == "operator"
+    assert ack[0].payload["bad_events"] == 1
     assert "The game log was altered" not in client.get("/").get_data(as_text=True)
     assert "acknowledged" in client.get("/").get_data(as_text=True)
     assert "tampering detected" in client.get("/history").get_data(as_text=True)
@@ -162,6 +163,20 @@ def test_the_acknowledge_button_works_from_the_page(table: Table) -> None:
     assert form, "no acknowledge form on the operator's page"
     assert client.post(form.group(1), data={"csrf_token": form.group(2)}).status_code == 302
     assert table.session.state is TableState.PLAYING
+
+
+def test_a_log_checked_with_another_key_is_acknowledged_in_a_small_event(
+    table: Table,
+) -> None:
+    table.play(table.new_game())  # a whole game: well over a hundred events
+    events = table.session.log.head().seq  # type: ignore[union-attr]
+    table.key_file.write_text("ab" * 32 + "\n")  # the key was lost and made anew
+    session = table.restart()
+    assert session.state is TableState.TAMPERED and session.verification.bad_seq == 1
+    session.operate("acknowledge")
+    ack = session.log.events_of_kind(EventKind.TAMPERING_ACKNOWLEDGED)[-1]
+    assert ack.payload["bad_events"] == events and len(ack.payload["bad_seqs"]) == 100
+    assert table.restart().state is TableState.ENDED  # seen once, and the game was over
 
 
 def test_a_log_too_damaged_to_replay_still_starts_tampered(table: Table) -> None:

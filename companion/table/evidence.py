@@ -13,6 +13,10 @@ from typing import Any
 from companion.errors import CompanionError
 from companion.table.log import ChainStatus, Event, EventKind, GameLog, Verification
 
+# At most this many broken events are named in an acknowledgement (a log checked with the
+# wrong key fails everywhere; the event must stay small enough to publish).
+LISTED_BAD_SEQS = 100
+
 
 class TamperedLog(CompanionError):
     """An action refused because the table's log failed verification and nobody has said
@@ -41,7 +45,8 @@ def acknowledge(log: GameLog, verification: Verification, game: int | None) -> E
     if head is None or verification.ok:
         raise TamperedLog("the game log is intact: there is nothing to acknowledge")
     payload = {
-        "bad_seqs": list(verification.bad_seqs),
+        "bad_seqs": list(verification.bad_seqs[:LISTED_BAD_SEQS]),
+        "bad_events": len(verification.bad_seqs),
         "through_seq": head.seq,
         "reason": verification.reason,
         "by": "operator",
