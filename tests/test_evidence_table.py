@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from hypothesis import given
+from hypothesis import strategies as st
 from test_evidence_log import FORGED, edit_and_rechain
 
 from companion.games.garum import parse_record, simulate_game
@@ -23,6 +25,7 @@ from companion.table.ides_session import IdesStatus, IdesTable
 from companion.table.log import EventKind, GameLog
 from companion.table.ports import Reading
 from companion.table.session import ActionError, NewGame, TableSession, TableState
+from companion.table.view import viewer_view
 from companion.web import Services, create_app
 from companion.web.config import WebConfig
 
@@ -332,3 +335,30 @@ def test_an_edited_ides_log_waits_for_the_operator(tmp_path: Path) -> None:
         again = IdesTable(log, roll_s=0)
         assert again.status is not IdesStatus.TAMPERED  # acknowledged once, for good
         again.close()
+
+
+@given(
+    variant=st.sampled_from(["standard", "haruspex"]),
+    aureus=st.permutations(list(range(1, 17))),
+    round_number=st.integers(1, 16),
+    ended=st.booleans(),
+)
+def test_a_viewer_view_never_holds_a_vat_ahead_of_the_table(
+    variant: str, aureus: list[int], round_number: int, ended: bool
+) -> None:
+    upcoming = aureus[round_number - 1 :] if variant == "haruspex" else []
+    view = {
+        "status": "ended" if ended else "playing",
+        "ended": "finished" if ended else None,
+        "setup": {"variant": variant, "aureus": list(aureus)},
+        "aureus": list(aureus),
+        "turn": {"round": round_number},
+        "lights": {"status": "turn", "upcoming_vats": upcoming},
+    }
+    original = json.dumps(view, sort_keys=True)
+    shown = viewer_view(view)
+    assert json.dumps(view, sort_keys=True) == original  # the shared snapshot is untouched
+    known = len(aureus) if ended else round_number + (variant == "haruspex")
+    assert shown["aureus"] == aureus[:known] and shown["setup"]["aureus"] == aureus[:known]
+    seen = set(shown["aureus"]) | set(shown["lights"]["upcoming_vats"])
+    assert seen <= set(aureus[:known])
