@@ -282,7 +282,8 @@ class TablePublisher:
                     if room <= 0:
                         break
                     fold.apply(event)
-                    payload = json.dumps(event_message(self.table, event), separators=(",", ":"))
+                    message = event_message(self.table, event, fold)
+                    payload = json.dumps(message, separators=(",", ":"))
                     info = client.publish(events_topic, payload, qos=1)
                     conn.inflight[info.mid] = (event.seq, event.hash)
                     sent = event.seq
