@@ -96,3 +96,53 @@ def demo_process(url: str, table: str, *, seed: int, delay_s: float) -> subproce
         stderr=subprocess.PIPE,
         text=True,
     )  # fmt: skip
+
+
+def state_message(table: str, seq: int, **fields: Any) -> dict[str, Any]:
+    """A well-formed ``state`` snapshot of a two-player game; ``fields`` override any part."""
+    state: dict[str, Any] = {
+        "table": table,
+        "seq": seq,
+        "at_s": 1_700_000_000.0,
+        "status": "playing",
+        "dashboard": None,
+        "game": 1,
+        "board": "troia",
+        "board_title": "Troia",
+        "variant": "standard",
+        "rounds": 16,
+        "round": 2,
+        "turn": 5,
+        "turns_played": 4,
+        "whose_turn": {"colour": "B", "seat": 0, "name": "Ana"},
+        "seats": [
+            {"name": "Ana", "colours": ["B", "G"], "score": 4},
+            {"name": "Ben", "colours": ["Y", "R"], "score": 2},
+        ],
+        "leader": ["Ana"],
+        "ended": None,
+        "dispute": False,
+        "desync": False,
+        "violations": [],
+    }
+    state.update(fields)
+    return state
+
+
+def event_message(
+    table: str, seq: int, *, digest: str | None = None, **fields: Any
+) -> dict[str, Any]:
+    """A well-formed ``events`` message; its hash is derived from ``seq`` unless given."""
+    event: dict[str, Any] = {
+        "table": table,
+        "seq": seq,
+        "hash": digest or f"{seq:064x}",
+        "prev": f"{seq - 1:064x}",
+        "game": 1,
+        "kind": "verdict",
+        "payload": {"outcome": "accept"},
+        "photo": None,
+        "at_s": 1_700_000_000.0 + seq,
+    }
+    event.update(fields)
+    return event
