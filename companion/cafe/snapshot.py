@@ -119,7 +119,14 @@ class TableFold:
 
 
 def event_message(table: str, event: Event) -> dict[str, Any]:
-    """One log event as published: its seq and hash let a subscriber spot a repeat."""
+    """One log event as published: its seq and hash let a subscriber spot a repeat.
+
+    A game's start leaves out the aureus order: the café may learn each vat as it is
+    played, never the vats still to come.
+    """
+    payload = event.payload
+    if event.kind is EventKind.GAME_STARTED:
+        payload = {k: v for k, v in payload.items() if k != "aureus"}
     return {
         "table": table,
         "seq": event.seq,
@@ -127,7 +134,7 @@ def event_message(table: str, event: Event) -> dict[str, Any]:
         "prev": event.prev,
         "game": event.game,
         "kind": event.kind.value,
-        "payload": event.payload,
+        "payload": payload,
         "photo": event.photo,
         "at_s": event.at_s,
     }
