@@ -134,7 +134,9 @@ class _ClosingSSLSocket(ssl.SSLSocket):
 
 
 def print_to_stderr(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
+    """One write per line, so lines from several threads never run into each other."""
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
 
 
 class ConnectionReport:

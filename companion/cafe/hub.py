@@ -40,8 +40,8 @@ def default_client_id() -> str:
 class HubOptions:
     """How the broker is retried: the delay doubles from ``retry_min_s`` up to ``retry_max_s``."""
 
-    retry_min_s: float = 1.0
-    retry_max_s: float = 30.0
+    retry_min_s: float = 0.5
+    retry_max_s: float = 5.0  # the room's screen should not lag long behind a broker back up
     keepalive_s: int = 15
     poll_s: float = 0.2
 
