@@ -315,11 +315,19 @@ def test_the_example_acl_keeps_each_table_to_its_own_topics(tmp_path: Path) -> N
             lines.append,
         )  # fmt: skip
         bad.start()
+        anonymous = BrokerSettings.from_url(f"mqtt://127.0.0.1:{b.port}")
+        stranger = HubSubscriber(Room(), anonymous, "h", FAST_HUB, lines.append)
         try:
             wait_for(lambda: lines, what="the refusal printed")
             assert lines[0].startswith("café table t-a: 127.0.0.1:")
             assert "refused the connection: Not authorized" in lines[0]
+            stranger.start()
+            wait_for(lambda: len(lines) == 2, what="the hub's refusal printed")
+            assert lines[1].startswith("hub h: 127.0.0.1:")
+            assert "refused the hub: Not authorized" in lines[1]
+            assert not stranger.connected and bad.acked_seq == 0
         finally:
+            stranger.stop()
             bad.stop()
             sim.close()
 
