@@ -38,6 +38,7 @@ from companion.cafe.mosquitto import LocalBroker, free_port
 from companion.cafe.publisher import PublisherOptions, TablePublisher
 from companion.cafe.room import Room
 from companion.cafe.simtable import SimulatedTable
+from companion.cli import main
 
 pytestmark = [pytest.mark.mosquitto, pytest.mark.timeout(60)]
 
@@ -351,3 +352,12 @@ def test_a_hub_that_does_not_trust_the_broker_says_so(tmp_path: Path) -> None:
         trusting = BrokerSettings.from_url(url, ca_file=str(ca))
         with HubSubscriber(Room(), trusting, "h2", FAST_HUB, lines.append) as good:
             assert good.wait_connected(10)
+
+
+def test_the_hostile_flood_benchmark_finds_nothing_wrong(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["bench", "cafe-hostile", "--messages", "400", "--settle-s", "30"]) == 0
+    out = capsys.readouterr().out
+    assert "0 crashes, 0 accepted-invalid, 0 valid refused, 0 cards showing" in out
+    assert out.count("MQTT thread alive, real table current") == 2
