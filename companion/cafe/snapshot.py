@@ -142,7 +142,17 @@ class TableFold:
 
 def event_message(table: str, event: Event, fold: TableFold | None = None) -> dict[str, Any]:
     """One log event as published: its seq and hash let a subscriber spot a repeat.  With the
-    table's ``fold``, what the room may not know yet is left out of the payload."""
+    table's ``fold``, what the room may not know yet is left out of the payload.
+
+    The café may learn each vat as it is revealed, never the vats still to come: without
+    the fold to say how far the table has got, a game's start leaves the order out.
+    """
+    if fold is not None:
+        payload = fold.public_payload(event)
+    elif event.kind is EventKind.GAME_STARTED:
+        payload = {k: v for k, v in event.payload.items() if k != "aureus"}
+    else:
+        payload = event.payload
     return {
         "table": table,
         "seq": event.seq,
@@ -150,7 +160,7 @@ def event_message(table: str, event: Event, fold: TableFold | None = None) -> di
         "prev": event.prev,
         "game": event.game,
         "kind": event.kind.value,
-        "payload": event.payload if fold is None else fold.public_payload(event),
+        "payload": payload,
         "photo": event.photo,
         "at_s": event.at_s,
     }
