@@ -1,5 +1,3 @@
-# mypy: disable-error-code="arg-type,assignment,no-any-return,union-attr,return-value"
-# mypy: disable-error-code="list-item,call-overload"
 """Colour classes of board pixels, robust to the light's colour and to shading.
 
 Pixels are first white-balanced against the printed sheet seen in the same frame, then
@@ -74,6 +72,10 @@ def hex_to_bgr(text: str) -> tuple[int, int, int]:
     return (int(text[5:7], 16), int(text[3:5], 16), int(text[1:3], 16))
 
 
+def _as_floats(bgr: tuple[int, int, int]) -> tuple[float, float, float]:
+    return (float(bgr[0]), float(bgr[1]), float(bgr[2]))
+
+
 def bgr_to_ab(bgr: tuple[float, float, float]) -> tuple[float, float]:
     """Lab (a, b) of one BGR colour, in OpenCV's 8-bit Lab units with 128 removed."""
     px = np.array([[bgr]], dtype=np.float32) / 255.0
@@ -97,7 +99,7 @@ class ColourModel:
             return cls.from_dict(cal)
         colours = profile.colours
         return cls(
-            sheet_bgr=tuple(float(v) for v in hex_to_bgr(colours.sheet)),
+            sheet_bgr=_as_floats(hex_to_bgr(colours.sheet)),
             floor_ab=bgr_to_ab(hex_to_bgr(colours.vat_floor)),
             species_ab={k: bgr_to_ab(hex_to_bgr(colours.species[k])) for k in SPECIES},
         )
@@ -253,4 +255,4 @@ def classify(
     key |= lab[..., 1].astype(np.int32) << 8
     key |= lab[..., 2]
     flagged = table.ravel().take(key)
-    return flagged & 0x3F, flagged >= 0x80, (flagged & 0x40) > 0
+    return (flagged & 0x3F).astype(np.uint8, copy=False), flagged >= 0x80, (flagged & 0x40) > 0
