@@ -37,8 +37,9 @@ EXPOSURE_STOPS_MAX = 0.5
 # Colour temperatures (K) of a warm bulb and of daylight or a cool LED.
 WARM_KELVIN_RANGE = (2700.0, 3200.0)
 COOL_KELVIN_RANGE = (5000.0, 6500.0)
-# Width (share of the frame's diagonal) of the band where the two lamps' light mixes.
-LAMP_BLEND_SHARE_RANGE = (0.05, 0.25)
+# Width (share of the frame's diagonal) of the band where the two lamps' light mixes: each
+# lamp's light falls off gradually over a board half a metre or more from it.
+LAMP_BLEND_SHARE_RANGE = (0.15, 0.6)
 # Light left inside a hard shadow: a lamp's own arm or a person blocks a strong lamp.
 SHADOW_LIGHT_LEFT_RANGE = (0.35, 0.65)
 # Blur (px, Gaussian sigma) of a hard shadow's edge: sharp-ish, not a soft blob.
@@ -84,7 +85,7 @@ class Conditions:
     sensor_px: tuple[int, int] | None = None  # (width, height); None keeps the shot's size
     lamps_kelvin: tuple[float, float] | None = None  # a second lamp: (this side, that side)
     lamp_angle_rad: float = 0.0  # direction from the first lamp's side to the second's
-    lamp_blend_share: float = 0.1
+    lamp_blend_share: float = 0.3  # share of the diagonal over which their light mixes
     shadows: tuple[CastShadow, ...] = ()
     cloth: Cloth | None = None
     barrel_k1: float = 0.0
