@@ -20,6 +20,10 @@ from numpy.typing import NDArray
 
 from companion.boards import SPECIES, BoardProfile
 
+# Hue sector (degrees of the Lab a-b angle) between yellow and green into which a bright
+# sheet or floor drifts when its red channel clips.
+CLIPPED_DRIFT_HUE_DEG = (88.0, 125.0)
+
 
 class PixelClass(IntEnum):
     NEUTRAL = 0
@@ -167,7 +171,8 @@ class ColourModel:
         # A bright sheet or floor whose red channel clipped drifts towards green: still
         # neutral, but only in the sector between yellow and green (pale tiles keep their
         # own hue and stay unknown).
-        drift = (neutral_dist <= BRIGHT_NEUTRAL_RADIUS) & (hue >= 88.0) & (hue <= 125.0)
+        low_deg, high_deg = CLIPPED_DRIFT_HUE_DEG
+        drift = (neutral_dist <= BRIGHT_NEUTRAL_RADIUS) & (hue >= low_deg) & (hue <= high_deg)
         bright[drift & (bright == PixelClass.UNKNOWN)] = PixelClass.NEUTRAL
         # The same drift bends a light, clearly saturated yellow towards green.
         y_angle = angles["Y"]

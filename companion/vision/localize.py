@@ -31,6 +31,10 @@ CORNER_NOISE_PX = 1.0
 
 FloatArray = NDArray[np.float64]
 
+# The smallest determinant (px² per mm²) of a fitted homography's linear part: below it
+# (or negative) the board is collapsed to a line or mirrored, which no camera can see.
+MIN_HOMOGRAPHY_DET = 1e-9
+
 
 class BoardNotFound(Exception):
     """The frame does not show enough of the board's markers to locate it."""
@@ -140,7 +144,7 @@ class BoardLocator:
 def _sane(homography: FloatArray) -> bool:
     """Rejects degenerate fits (mirrored or collapsed boards)."""
     det = float(np.linalg.det(homography[:2, :2]))
-    return bool(np.isfinite(homography).all()) and det > 1e-9
+    return bool(np.isfinite(homography).all()) and det > MIN_HOMOGRAPHY_DET
 
 
 @dataclass(frozen=True)

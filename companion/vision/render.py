@@ -41,6 +41,17 @@ AMBIENT = 0.4
 # shading, pieces covered about 20 % more of the top-down view than in physically
 # rendered photographs taken from the same pose; with these, within about 5 %.
 EDGE_ROUND_MM = 2.5
+# The whole board shows with this share of the frame's width to spare at each edge...
+BOARD_MARGIN_SHARE = 0.03
+# ... and spans at least this share of the width (of a 4:3 crop): the reader's working range.
+MIN_BOARD_SPAN_SHARE = 0.45
+# Shadows are cast as if the light stood at least this high (z of its unit direction), so a
+# grazing light does not throw them across the whole board.
+MIN_LIGHT_ELEVATION = 0.3
+# Parts of the arm nearer the lens than this (mm) are not drawn: they would fill the frame.
+NEAR_PLANE_MM = 10.0
+# Points projected this far (px) off the frame are skipped: OpenCV's integer drawing overflows.
+FAR_OFF_FRAME_PX = 1e5
 FloatArray = NDArray[np.float64]
 
 
@@ -136,13 +147,13 @@ def random_camera(profile: BoardProfile, shot: Shot, rng: np.random.Generator) -
         k = np.array([[focal, 0, shot.width / 2], [0, focal, shot.height / 2], [0, 0, 1]])
         cam = Camera(k, r, t)
         uv = cam.project(corners)
-        margin = 0.03 * shot.width
+        margin = BOARD_MARGIN_SHARE * shot.width
         inside = (uv[:, 0] > margin) & (uv[:, 0] < shot.width - margin)
         inside &= (uv[:, 1] > margin) & (uv[:, 1] < shot.height - margin)
         span = np.ptp(uv, axis=0).max()
         # The board fills a good part of the frame: of its width, or of a 4:3 crop of a
         # wider sensor mode.
-        if inside.all() and span > 0.45 * min(shot.width, shot.height * 4 / 3):
+        if inside.all() and span > MIN_BOARD_SPAN_SHARE * min(shot.width, shot.height * 4 / 3):
             return cam
     raise RuntimeError("no camera pose found that shows the board")
 
@@ -388,7 +399,7 @@ def _shadow(
     light: FloatArray,
 ) -> None:
     width, height, _ = size
-    offset = light[:2] / max(light[2], 0.3) * height * 0.6
+    offset = light[:2] / max(light[2], MIN_LIGHT_ELEVATION) * height * 0.6
     pts = np.array(
         [
             [base[0] + offset[0] + dx, base[1] + offset[1] + dy, 0.0]
@@ -430,7 +441,7 @@ def _draw_hand(
     # Shadow on the board along the light.
     shadow_pts = []
     for p3 in (tip, start):
-        k = -p3[2] / max(light[2], 0.3)
+        k = -p3[2] / max(light[2], MIN_LIGHT_ELEVATION)
         shadow_pts.append([p3[0] + light[0] * k, p3[1] + light[1] * k, 0.0])
     mask = np.zeros(frame.shape[:2], np.uint8)
     _capsule(mask, cam, np.array(shadow_pts), radius, 255)
@@ -457,11 +468,11 @@ def _capsule(
     for t in np.linspace(0, 1, n):
         p3 = a + (b - a) * t
         depth = float(cam.depth(p3[None])[0])
-        if depth <= 10:
+        if depth <= NEAR_PLANE_MM:
             continue
         uv = cam.project(p3[None])[0]
         r_px = max(int(cam.k[0, 0] * radius_mm / depth), 1)
-        if abs(uv[0]) > 1e5 or abs(uv[1]) > 1e5:
+        if abs(uv[0]) > FAR_OFF_FRAME_PX or abs(uv[1]) > FAR_OFF_FRAME_PX:
             continue
         cv2.circle(image, (int(uv[0]), int(uv[1])), r_px, colour, -1, cv2.LINE_AA)
 

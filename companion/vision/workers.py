@@ -37,6 +37,8 @@ from companion.vision.silhouettes import SilhouetteRules, decide, rank
 SPECIES_ORDER = "BGYR"
 # How far (mm) a pixel may lie from a standing piece's axis and still belong to it.
 REACH_MM = 15.0
+# Pixels about as near (within this, mm) to two pieces' axes of one colour lie on the seam
+# between them...
 SEAM_MM = 1.5
 # How far (mm) from a standing piece's axis a pixel too dark for colour may lie and still
 # be taken for one of its shaded faces.
@@ -66,7 +68,9 @@ EDGE_LEVEL = 0.5  # a piece's edge: half its full contrast against the sheet
 # ... in saturation, a higher share: a pixel blurred between a piece and its own shadow on
 # the sheet is darker than either, so it looks more saturated than the mix it is.
 SATURATION_LEVEL = 0.75
+# ... and this many such pixels (px) mean the two pieces touch (fewer are noise).
 SEAM_MIN_PX = 4
+# Share of a meeple's side bounding rectangle its outline fills (head, arms, legs).
 SIDE_FILL = 0.8
 LEVELS = np.array([EDGE_LEVEL, SATURATION_LEVEL])
 # A neighbour's predicted silhouette: its axis swept by the taller piece's height, this
@@ -81,7 +85,7 @@ BLOCKED_MARGIN_MM = 2.0
 
 @dataclass(frozen=True)
 class WorkerRules:
-    core_radius_mm: float = 3.5
+    core_radius_mm: float = 3.5  # the core: within the footprint of either size
     present_min: float = 0.6  # species pixels in the core of an occupied space
     colour_purity: float = 0.85  # share of the leading colour among them
     # A blue or red piece's shaded faces may be too dark for any colour: such pixels count
@@ -93,9 +97,9 @@ class WorkerRules:
     # An empty space may show a leaning neighbour's colour in part of its core; a piece of
     # that colour standing there covers more of it (nearly always over half).
     set_aside_empty_max: float = 0.35
-    remaining_floor_min: float = 0.7
+    remaining_floor_min: float = 0.7  # ... with this share of floor in what remains
     empty_min: float = 0.7  # neutral pixels in the core of an empty space
-    empty_species_max: float = 0.15
+    empty_species_max: float = 0.15  # ... and no colour above this share (a neighbour's lean)
     # ... or, with no colour at all in the core and nothing too dark for colour, this much
     # floor (the rest a neighbour's shadow, whose light has its own tint).
     bare_min: float = 0.3
@@ -127,9 +131,9 @@ class WorkerRules:
     pair_split: float = 0.3
     area_span: float = 0.225  # half the log area ratio between the two sizes, roughly
     reach_offset_mm: float = 2.0  # the head's far edge beyond the axis
-    reach_spread_mm: float = 0.75
-    reach_weight: float = 0.5
-    implausible: float = 0.6
+    reach_spread_mm: float = 0.75  # blur of the reach, added to its scale at no lean
+    reach_weight: float = 0.5  # weight of the reach per unit of lean, against the area's 1
+    implausible: float = 0.6  # |log area ratio| beyond which a piece is no piece of either size
     # A frame's own boundary: the middle of a gap of at least cluster_gap between its
     # pieces' scores, no further than boundary_shift from the default.
     cluster_gap: float = 0.2
