@@ -169,10 +169,10 @@ def _random_cloth(rng: np.random.Generator) -> Cloth:
     """Any colour (saturated ones too, close to the fish colours) in any of the patterns."""
     kind = CLOTH_KINDS[int(rng.integers(len(CLOTH_KINDS)))]
     colour = _random_colour(rng)
-    second = _random_colour(rng) if rng.random() < 0.5 else _shade(colour, 0.55)
+    second = _random_colour(rng) if rng.random() < 0.5 else _scaled(colour, 0.55)
     if kind == "wood":
-        colour = _shade((60, 105, 160), float(rng.uniform(0.6, 1.3)))
-        second = _shade(colour, 0.7)
+        colour = _scaled((60, 105, 160), float(rng.uniform(0.6, 1.3)))
+        second = _scaled(colour, 0.7)
     low, high = CLOTH_PERIOD_PX_RANGE
     return Cloth(
         kind,
@@ -194,7 +194,8 @@ def _random_colour(rng: np.random.Generator) -> tuple[int, int, int]:
     return (b, g, r)
 
 
-def _shade(colour: tuple[int, int, int], factor: float) -> tuple[int, int, int]:
+def _scaled(colour: tuple[int, int, int], factor: float) -> tuple[int, int, int]:
+    """Each channel times ``factor``, kept within 8 bits."""
     b, g, r = colour
     return (min(int(b * factor), 255), min(int(g * factor), 255), min(int(r * factor), 255))
 
@@ -237,18 +238,19 @@ def _smooth_noise(
 
 
 def lamps_tint(
+    first: NDArray[np.float32],
+    second: NDArray[np.float32],
     conditions: Conditions,
-    kelvin_to_tint: dict[float, NDArray[np.float32]],
     width: int,
     height: int,
 ) -> NDArray[np.float32]:
-    """Per-pixel light colour of two lamps, one each side of a line through the frame."""
-    assert conditions.lamps_kelvin is not None
-    first, second = (kelvin_to_tint[k] for k in conditions.lamps_kelvin)
+    """Per-pixel light colour of two lamps: ``first`` on one side of a line through the
+    frame's centre, ``second`` on the other, mixed across a band (``lamp_blend_share``)."""
     yy, xx = np.mgrid[0:height, 0:width].astype(np.float32)
     a = conditions.lamp_angle_rad
     side = (xx - width / 2) * math.cos(a) + (yy - height / 2) * math.sin(a)
     blend_px = conditions.lamp_blend_share * math.hypot(width, height)
+    # A logistic step whose 10-90 % rise spans about the band's width.
     share = 1.0 / (1.0 + np.exp(-side / max(blend_px / 4, 1.0)))
     return np.asarray(first * (1 - share[..., None]) + second * share[..., None], dtype=np.float32)
 

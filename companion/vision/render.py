@@ -386,8 +386,9 @@ def _illumination(
     if conditions.shadows:
         gain = gain * shadow_gain(conditions.shadows, board_to_image, w, h)
     if conditions.lamps_kelvin is not None:
-        tints = {k: _lamp_tint(k) for k in conditions.lamps_kelvin}
-        return np.asarray(gain[..., None] * lamps_tint(conditions, tints, w, h), np.float32)
+        first, second = (_lamp_tint(k) for k in conditions.lamps_kelvin)
+        mixed = lamps_tint(first, second, conditions, w, h)
+        return np.asarray(gain[..., None] * mixed, dtype=np.float32)
     return np.asarray(gain[..., None] * tint[None, None, :], dtype=np.float32)
 
 
