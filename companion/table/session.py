@@ -32,6 +32,7 @@ from companion.games.garum import (
     Variant,
     Verdict,
     ViolationCode,
+    impossible_board,
 )
 from companion.games.garum.state import BoardState
 from companion.table.history import Flag, History, fold
@@ -461,6 +462,9 @@ class TableSession:
         state = BoardState.from_dict(board, path="board")
         if not state.is_certain:
             raise InputError("a correction cannot contain unreadable '?' cells", field="board")
+        impossible = impossible_board(self._game.board, state)
+        if impossible is not None:
+            raise InputError(impossible, field="board")
         if state == self._game.state:
             self._append(EventKind.DISMISSED, {"by": "operator"})
             return "dismissed"
