@@ -16,6 +16,7 @@ from companion.web.headers import send_security_headers
 from companion.web.ides import bp as ides_bp
 from companion.web.pages import bp as pages_bp
 from companion.web.services import Services
+from companion.web.validate import BoundedJSONProvider, limit_request_size
 
 
 def create_app(config: WebConfig | None = None, services: Services | None = None) -> Flask:
@@ -29,6 +30,8 @@ def create_app(config: WebConfig | None = None, services: Services | None = None
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Strict",
     )
+    app.json = BoundedJSONProvider(app)
+    limit_request_size(app, config.max_body_bytes)
     app.extensions["companion"] = services
     app.extensions["companion_login"] = LoginThrottle()
     app.extensions["companion_partials"] = {}  # (page, version) -> viewers' HTML

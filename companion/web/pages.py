@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import json
 from dataclasses import replace
 from typing import Any
 
@@ -22,6 +21,7 @@ from flask import (
 )
 
 from companion.boards.profile import BoardProfile, load_profile
+from companion.bounded_json import loads_bounded
 from companion.errors import CompanionError
 from companion.games.garum.rules import COLOUR_NAMES
 from companion.table.history import fold
@@ -33,6 +33,7 @@ from companion.web.api import perform
 from companion.web.auth import csrf_required, is_operator, log_in, operator_required
 from companion.web.board_svg import board_svg
 from companion.web.services import services
+from companion.web.validate import SQLITE_MAX_INTEGER
 
 bp = Blueprint("pages", __name__)
 
@@ -161,16 +162,13 @@ def _form_new_game() -> dict[str, Any]:
 @operator_required
 def operator_form(action: str) -> Any:
     """The dashboard's buttons; errors come back as a message on the page."""
-    if action == "new_game":
-        data = _form_new_game()
-    elif action == "correct":
-        try:
-            data = {"board": json.loads(request.form.get("board", ""))}
-        except ValueError:
-            data = {"board": None}
-    else:
-        data = dict(request.form)
     try:
+        if action == "new_game":
+            data = _form_new_game()
+        elif action == "correct":
+            data = {"board": loads_bounded(request.form.get("board", ""), source="board")}
+        else:
+            data = dict(request.form)
         perform(action, data)
     except CompanionError as exc:
         flash(str(exc))
@@ -190,7 +188,7 @@ def history() -> str:
     return render_template("history.html", games=games[::-1], verification=log.verify())
 
 
-@bp.get("/history/<int:game>")
+@bp.get(f"/history/<int(max={SQLITE_MAX_INTEGER}):game>")
 def replay(game: int) -> str:
     log = services().log
     events = list(log.events(game))
@@ -221,7 +219,7 @@ def replay(game: int) -> str:
     )
 
 
-@bp.get("/history/<int:game>/record.jsonl")
+@bp.get(f"/history/<int(max={SQLITE_MAX_INTEGER}):game>/record.jsonl")
 def export(game: int) -> Response:
     """The game as a game record (JSON Lines), for `companion check` or another table."""
     events = list(services().log.events(game))
