@@ -10,7 +10,7 @@ from werkzeug.exceptions import HTTPException
 
 from companion.errors import CompanionError, InputError
 from companion.web.api import bp as api_bp
-from companion.web.auth import LoginThrottle, csrf_token, is_operator
+from companion.web.auth import LoginThrottle, OperatorSessions, csrf_token, is_operator
 from companion.web.config import WebConfig
 from companion.web.headers import send_security_headers
 from companion.web.ides import bp as ides_bp
@@ -34,6 +34,7 @@ def create_app(config: WebConfig | None = None, services: Services | None = None
     limit_request_size(app, config.max_body_bytes)
     app.extensions["companion"] = services
     app.extensions["companion_login"] = LoginThrottle()
+    app.extensions["companion_sessions"] = OperatorSessions()
     app.extensions["companion_partials"] = {}  # (page, version) -> viewers' HTML
 
     app.register_blueprint(api_bp)

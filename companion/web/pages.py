@@ -16,7 +16,6 @@ from flask import (
     redirect,
     render_template,
     request,
-    session,
     url_for,
 )
 
@@ -30,7 +29,7 @@ from companion.table.ports import LightStatus, TableLights
 from companion.table.replay import export_lines, game_at
 from companion.table.view import table_view
 from companion.web.api import perform
-from companion.web.auth import csrf_required, is_operator, log_in, operator_required
+from companion.web.auth import csrf_required, is_operator, log_in, log_out, operator_required
 from companion.web.board_svg import board_svg
 from companion.web.services import services
 from companion.web.validate import SQLITE_MAX_INTEGER
@@ -128,7 +127,7 @@ def login() -> Any:
 @bp.post("/logout")
 @csrf_required
 def logout() -> Any:
-    session.clear()
+    log_out()
     return redirect(url_for("pages.table"))
 
 
