@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import io
+import json
 import random
 import re
 import socket
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from werkzeug.test import EnvironBuilder, run_wsgi_app
 
 from companion.cafe.hub_web import create_hub_app
 from companion.cafe.room import Room
@@ -89,12 +93,51 @@ def test_a_300_mb_form_to_login_is_refused_without_being_read(session: TableSess
     assert status_line.split()[1] == b"413"
 
 
+class EndlessBody(io.RawIOBase):
+    """A chunked upload that never ends, counting what the server reads of it."""
+
+    def __init__(self) -> None:
+        self.read_bytes = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        buffer[:] = b" " * len(buffer)
+        self.read_bytes += len(buffer)
+        return len(buffer)
+
+
+def chunked_post(app: Flask, path: str, body: io.RawIOBase) -> tuple[str, bytes]:
+    """POSTs ``body`` as a server does a chunked upload: no length, a terminated stream."""
+    environ = EnvironBuilder(
+        path=path, method="POST", headers={**HEADERS, "Content-Type": "application/json"}
+    ).get_environ()
+    environ.pop("CONTENT_LENGTH", None)
+    environ.update({"wsgi.input": io.BufferedReader(body), "wsgi.input_terminated": True})
+    answer, status, _ = run_wsgi_app(app, environ)
+    return status, b"".join(answer)
+
+
+def test_a_chunked_upload_is_cut_off_at_the_limit(app: Flask) -> None:
+    endless = EndlessBody()
+    status, answer = chunked_post(app, "/api/new_game", endless)
+    assert status.startswith("413") and b"chunked request body too long" in answer
+    assert endless.read_bytes <= 64 * 1024 + io.DEFAULT_BUFFER_SIZE
+
+
+def test_a_small_chunked_upload_reaches_the_view(app: Flask) -> None:
+    body = io.BytesIO(json.dumps(NEW_GAME).encode())
+    status, answer = chunked_post(app, "/api/new_game", body)
+    assert status.startswith("200"), answer
+
+
 def test_the_body_limit_comes_from_the_environment(session: TableSession) -> None:
     config = WebConfig.from_env({"COMPANION_MAX_BODY_BYTES": "5000"})
     client = create_app(config, Services(session, session.log)).test_client()
     headers = {"X-Companion-Token": config.operator_token, "Content-Type": "application/json"}
     big = client.post("/api/new_game", data=b" " * 6000, headers=headers)
-    assert big.status_code == 413 and "at most 5000" in big.get_json()["error"]
+    assert big.status_code == 413 and "at most 5000 bytes" in big.get_json()["error"]
     small = client.post("/api/new_game", data=b" " * 4000, headers=headers)
     assert small.status_code == 400  # read and judged: not a JSON object
     assert WebConfig.from_env({}).max_body_bytes == 64 * 1024

@@ -32,20 +32,25 @@ class BoundedJSONProvider(DefaultJSONProvider):
 def limit_request_size(app: Flask, max_body_bytes: int) -> None:
     """Refuses (413) any body over ``max_body_bytes`` before reading it, whatever the view.
 
-    Flask's own limits apply when a view reads the body; the hook also refuses a declared
-    length at once, so a 300 MB upload to a page that ignores bodies is never read either.
+    A declared length is refused at once, so a 300 MB upload is never read.  A chunked
+    body declares none: at most one byte over the limit is read (Flask's stream limit) and
+    kept for the view, and a body that reaches past the limit is refused rather than cut.
     """
     app.config.update(
-        MAX_CONTENT_LENGTH=max_body_bytes,
+        MAX_CONTENT_LENGTH=max_body_bytes + 1,
         MAX_FORM_MEMORY_SIZE=max_body_bytes,
         MAX_FORM_PARTS=MAX_FORM_PARTS,
     )
+    too_large = f"at most {max_body_bytes} bytes of request body are accepted"
 
     @app.before_request
     def _refuse_large_bodies() -> None:
         length = request.content_length
         if length is not None and length > max_body_bytes:
-            abort(413, f"request body of {length} bytes; at most {max_body_bytes} are accepted")
+            abort(413, f"request body of {length} bytes; {too_large}")
+        chunked = length is None and request.environ.get("wsgi.input_terminated")
+        if chunked and len(request.get_data(cache=True)) > max_body_bytes:
+            abort(413, f"chunked request body too long; {too_large}")
 
 
 def whole_number(value: Any, *, field: str, low: int, high: int) -> int:
