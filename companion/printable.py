@@ -1,0 +1,25 @@
+"""Text from a file or a player, made safe to print on a terminal.
+
+A name holding escape sequences could recolour, retitle or clear the operator's terminal,
+and a newline would split one error into two lines; such characters are shown escaped.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+_JOINERS = frozenset({"\u200c", "\u200d"})  # harmless, and part of many emoji
+
+
+def _visible(ch: str) -> str:
+    if ch in _JOINERS or unicodedata.category(ch) not in _HIDDEN_CATEGORIES:
+        return ch
+    return ch.encode("unicode_escape").decode("ascii")
+
+
+def printable(text: str) -> str:
+    """``text`` with control, format and line-separator characters written as escapes."""
+    if text.isprintable():
+        return text
+    return "".join(_visible(ch) for ch in text)
