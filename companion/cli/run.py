@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.cafe.options import add_cafe_arguments, cafe_from_args
-from companion.table.config import TableConfig, demo_config, load_config
+from companion.table.config import TableConfig, demo_config, load_config, make_data_dir
 from companion.table.runner import Table
 from companion.web.config import WebConfig
 
@@ -47,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
         config = load_config(args.config)
     if args.port is not None:
         config = replace(config, port=args.port)
+    make_data_dir(config)
     if config.game is not None and config.game.get("game") == "ides":
         from companion.table.ides_run import serve_ides
 
