@@ -425,3 +425,23 @@ def test_the_header_size_is_the_decoded_size(width: int, height: int, ext: str) 
     decoded = cv2.imdecode(data, cv2.IMREAD_COLOR)
     assert decoded is not None
     assert image_size(data.tobytes()) == (decoded.shape[1], decoded.shape[0]) == (width, height)
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["run", "--demo", "d", "--port", "-1"], "port -1 is not 0-65535"),
+        (["run", "--demo", "d", "--port", "99999"], "port 99999 is not 0-65535"),
+        (["demo", "--seed", "-5"], "seed -5 is not"),
+        (["demo", "--delay", "nan"], "not a duration"),
+        (["demo", "--game", "ides", "--turns-per-second", "nan"], "not a rate above 0"),
+        (["device", "--emulator", "test", "--step", "-1"], "not a duration"),
+        (["hub", "--mqtt", "mqtt://h", "--port", "9" * 30], "too long for a number"),
+        (["bench", "link", "--frames", "-5"], "-5 is not a count"),
+        (["bench", "vision", "--occluded-every", "x"], "'x' is not a whole number"),
+    ],
+)
+def test_hostile_numbers_in_arguments(tmp_path: Path, argv: list[str], fragment: str) -> None:
+    status, _, err = run_cli(*argv)
+    assert status == 2
+    one_error_line(err, fragment)

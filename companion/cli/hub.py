@@ -10,6 +10,7 @@ from companion.cafe.broker import BrokerSettings
 from companion.cafe.hub import HubSubscriber, default_client_id
 from companion.cafe.hub_web import HubWebConfig, create_hub_app
 from companion.cafe.room import Room
+from companion.cli._arguments import port_number
 from companion.errors import InputError
 from companion.web.serve import DashboardServer
 
@@ -26,7 +27,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--mqtt-ca", metavar="FILE", help="CA certificate for mqtts://")
     parser.add_argument("--host", default="0.0.0.0", help="address to serve on (default all)")
-    parser.add_argument("--port", type=int, default=5050)
+    parser.add_argument("--port", type=port_number, default=5050)
     parser.add_argument("--title", default="Tables", help="the page heading")
     parser.add_argument(
         "--client-id",

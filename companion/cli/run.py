@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.cafe.options import add_cafe_arguments, cafe_from_args
+from companion.cli._arguments import port_number, seed
 from companion.table.config import TableConfig, demo_config, load_config, make_data_dir
 from companion.table.runner import Table
 from companion.web.config import WebConfig
@@ -34,8 +35,8 @@ def register(subparsers: Any) -> None:
         help="simulated players and the emulated LED device; data in FOLDER "
         "(default companion-data)",
     )
-    parser.add_argument("--port", type=int, help="serve the dashboard on this port instead")
-    parser.add_argument("--seed", type=int, help="--demo: replay the same simulated game")
+    parser.add_argument("--port", type=port_number, help="serve the dashboard on this port instead")
+    parser.add_argument("--seed", type=seed, help="--demo: replay the same simulated game")
     add_cafe_arguments(parser)  # café hook: --mqtt URL --table ID (companion.cafe)
     parser.set_defaults(handler=run)
 
