@@ -445,3 +445,27 @@ def test_hostile_numbers_in_arguments(tmp_path: Path, argv: list[str], fragment:
     status, _, err = run_cli(*argv)
     assert status == 2
     one_error_line(err, fragment)
+
+
+def test_a_ca_file_that_is_no_certificate(tmp_path: Path) -> None:
+    ca = tmp_path / "ca.pem"
+    ca.write_bytes(bytes(range(256)))
+    status, _, err = run_cli("hub", "--mqtt", "mqtts://127.0.0.1:1", "--mqtt-ca", str(ca))
+    assert status == 2
+    one_error_line(err, "field '--mqtt-ca'", str(ca), "is not a readable PEM CA certificate")
+
+
+def test_markers_into_a_missing_folder(tmp_path: Path) -> None:
+    target = tmp_path / "missing" / "m.png"
+    status, _, err = run_cli("markers", "--out", str(target))
+    assert status == 2
+    assert one_error_line(err).endswith(f"{target}: cannot write: No such file or directory")
+
+
+def test_run_checks_the_ca_file_before_starting(tmp_path: Path) -> None:
+    ca = tmp_path / "ca.pem"
+    ca.write_text("")
+    argv = ["run", "--demo", str(tmp_path / "data"), "--port", "0", "--mqtt", "mqtts://h"]
+    status, _, err = run_cli(*argv, "--table", "t1", "--mqtt-ca", str(ca))
+    assert status == 2
+    one_error_line(err, "field '--mqtt-ca'", "is not a readable PEM CA certificate")

@@ -32,16 +32,17 @@ def read_record(path: str, board: str | None = None) -> GameRecord:
 def read_record_or_state(path: str, board: str | None = None) -> tuple[GameSetup, BoardState]:
     """The setup and the board to score: a record's last state, or one state file."""
     text = read_text(path)
+    load_board = board_loader(board)  # a profile's own errors name the profile file
     try:
         whole = bounded_json.loads(text)
     except bounded_json.JsonInputError:
         whole = None  # not one document: read it line by line as a record
     if isinstance(whole, dict) and "cells" in whole:
         try:
-            setup = parse_header({**whole, "game": "garum"}, board_loader(board))
+            setup = parse_header({**whole, "game": "garum"}, load_board)
             state = BoardState.from_dict(whole)
         except InputError as exc:
             raise exc.located(source=path, line=1) from None
         return setup, state
-    record = parse_record(text.splitlines(), path, board_loader(board))
+    record = parse_record(text.splitlines(), path, load_board)
     return record.setup, record.states[-1] if record.states else BoardState()

@@ -40,6 +40,6 @@ def run(args: argparse.Namespace) -> int:
     try:
         save_profile(data, Path(args.out))
     except OSError as exc:
-        raise InputError(f"cannot write: {exc}", source=args.out) from exc
+        raise InputError(f"cannot write: {exc.strerror or exc}", source=args.out) from None
     print(f"{args.out}: calibrated profile written ({', '.join(sorted(model.species_ab))})")
     return 0

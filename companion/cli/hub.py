@@ -6,7 +6,7 @@ import argparse
 import threading
 from typing import Any
 
-from companion.cafe.broker import BrokerSettings
+from companion.cafe.broker import BrokerSettings, check_ca_file
 from companion.cafe.hub import HubSubscriber, default_client_id
 from companion.cafe.hub_web import HubWebConfig, create_hub_app
 from companion.cafe.room import Room
@@ -41,6 +41,7 @@ def run(args: argparse.Namespace) -> int:
     if not 0 < args.port < 65536:
         raise InputError(f"port {args.port} is out of range", field="--port")
     broker = BrokerSettings.from_url(args.mqtt, ca_file=args.mqtt_ca)
+    check_ca_file(broker.ca_file)
     room = Room()
     app = create_hub_app(room, HubWebConfig(title=args.title))
     try:

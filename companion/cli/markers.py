@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         write_png(out, sheet, args.dpi)
     except OSError as exc:
-        raise InputError(f"cannot write: {exc}", source=args.out) from exc
+        raise InputError(f"cannot write: {exc.strerror or exc}", source=args.out) from None
     g = profile.geometry
     print(
         f"{out}: {sheet.shape[1]} x {sheet.shape[0]} px at {args.dpi} dpi = "

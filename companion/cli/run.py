@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from companion.cafe.broker import check_ca_file
 from companion.cafe.options import add_cafe_arguments, cafe_from_args
 from companion.cli._arguments import port_number, seed
 from companion.table.config import TableConfig, demo_config, load_config, make_data_dir
@@ -54,7 +55,10 @@ def run(args: argparse.Namespace) -> int:
 
         return serve_ides(config)
     demo = args.demo is not None
-    return serve(config, cafe_from_args(args), narrate=demo, fresh=demo)
+    cafe = cafe_from_args(args)
+    if cafe is not None:
+        check_ca_file(cafe.broker.ca_file)
+    return serve(config, cafe, narrate=demo, fresh=demo)
 
 
 def serve(
