@@ -31,3 +31,6 @@ MIN_IMAGE_SIDE_PX = 64
 
 MAX_IMAGE_ASPECT = 8.0
 """Longer side over shorter side; a strip of pixels holds no board."""
+
+MAX_MESSAGE_CHARS = 400
+"""An error line on the terminal; a value quoted from a hostile file is cut to fit."""

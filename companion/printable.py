@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import unicodedata
 
+from companion.limits import MAX_MESSAGE_CHARS
+
 _HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 _JOINERS = frozenset({"\u200c", "\u200d"})  # harmless, and part of many emoji
 
@@ -23,3 +25,12 @@ def printable(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(_visible(ch) for ch in text)
+
+
+def one_line(message: str) -> str:
+    """An error message as one printable line of bounded length (the location comes first,
+    so clipping keeps it)."""
+    text = printable(message[: MAX_MESSAGE_CHARS * 4])
+    if len(text) <= MAX_MESSAGE_CHARS:
+        return text
+    return text[: MAX_MESSAGE_CHARS - 3] + "..."

@@ -25,7 +25,12 @@ from hypothesis import strategies as st
 from companion import bounded_json
 from companion.cli import DEBUG_ENV, main
 from companion.games.garum import record_lines
-from companion.limits import MAX_IMAGE_PIXELS, MAX_JSON_DEPTH, MAX_NAME_CHARS
+from companion.limits import (
+    MAX_IMAGE_PIXELS,
+    MAX_JSON_DEPTH,
+    MAX_MESSAGE_CHARS,
+    MAX_NAME_CHARS,
+)
 from companion.vision.image_header import image_size
 
 
@@ -469,3 +474,14 @@ def test_run_checks_the_ca_file_before_starting(tmp_path: Path) -> None:
     status, _, err = run_cli(*argv, "--table", "t1", "--mqtt-ca", str(ca))
     assert status == 2
     one_error_line(err, "field '--mqtt-ca'", "is not a readable PEM CA certificate")
+
+
+@pytest.mark.parametrize("key", ["variant", "board", "game"])
+def test_a_megabyte_value_is_quoted_clipped(tmp_path: Path, key: str) -> None:
+    path = tmp_path / "game.jsonl"
+    path.write_text(json.dumps(header() | {key: "v" * 1_000_000}) + "\n")
+    status, _, err = run_cli("check", str(path))
+    assert status == 2
+    line = one_error_line(err, f"{path}:1, field '{key}'")
+    assert len(line) <= len("companion: error: ") + MAX_MESSAGE_CHARS
+    assert line.endswith("...")

@@ -16,7 +16,7 @@ from typing import NoReturn
 
 from companion import __version__
 from companion.errors import CompanionError, InputError
-from companion.printable import printable
+from companion.printable import one_line
 
 DEBUG_ENV = "COMPANION_DEBUG"
 """Set to 1 to see the full traceback of an internal error instead of its one line."""
@@ -26,7 +26,7 @@ class OneLineParser(argparse.ArgumentParser):
     """Reports a bad argument in one line, like every other bad input."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {printable(message)} (see {self.prog} --help)\n")
+        self.exit(2, f"{self.prog}: error: {one_line(message)} (see {self.prog} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -56,10 +56,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(handler(args) or 0)
     except InputError as exc:
-        print(f"companion: error: {printable(str(exc))}", file=sys.stderr)
+        print(f"companion: error: {one_line(str(exc))}", file=sys.stderr)
         return 2
     except CompanionError as exc:
-        print(f"companion: error: {printable(str(exc))}", file=sys.stderr)
+        print(f"companion: error: {one_line(str(exc))}", file=sys.stderr)
         return 1
     except BrokenPipeError:
         # The reader went away (``| head``): not an error of ours.
@@ -72,7 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get(DEBUG_ENV) == "1":
             raise
         print(
-            f"companion: internal error: {type(exc).__name__}: {printable(str(exc))[:300]} "
+            f"companion: internal error: {type(exc).__name__}: {one_line(str(exc))} "
             f"(set {DEBUG_ENV}=1 to see where)",
             file=sys.stderr,
         )

@@ -15,7 +15,7 @@ from typing import Any
 
 from companion.boards import GRID, load_profile
 from companion.errors import InputError
-from companion.printable import printable
+from companion.printable import one_line
 from companion.vision.reader import BoardReader, Reading
 from companion.vision.sources import read_image
 
@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
             reading = reader.read(read_image(path))
         except InputError as exc:
             failed += 1
-            print(f"companion: error: {printable(str(exc))}", file=sys.stderr, flush=True)
+            print(f"companion: error: {one_line(str(exc))}", file=sys.stderr, flush=True)
             if args.json:  # the line still holds this image's place in the output
                 print(_json_line(Reading(None, error=exc.message), path), flush=True)
             continue
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _json_line(reading: Reading, path: str) -> str:
     if reading.state is None:
-        return json.dumps({"error": f"{path}: {reading.error}"})
+        return json.dumps({"error": one_line(f"{path}: {reading.error}")})
     data = reading.state.to_dict()
     data["occluded"] = reading.occluded
     data["timings_ms"] = {k: round(v, 1) for k, v in reading.timings_ms.items()}
