@@ -485,3 +485,14 @@ def test_a_megabyte_value_is_quoted_clipped(tmp_path: Path, key: str) -> None:
     line = one_error_line(err, f"{path}:1, field '{key}'")
     assert len(line) <= len("companion: error: ") + MAX_MESSAGE_CHARS
     assert line.endswith("...")
+
+
+@pytest.mark.parametrize("colour", ["", "GY", "BGYR"])
+def test_a_colour_that_is_part_of_the_colour_letters(tmp_path: Path, colour: str) -> None:
+    seats = header()["seats"]
+    seats[3]["colours"] = [colour]
+    path = record_file(tmp_path, seats=seats)
+    for command in ("check", "score"):
+        status, _, err = run_cli(command, str(path))
+        assert status == 2
+        one_error_line(err, "field 'seats[3].colours'", f"unknown colour {colour!r}")
