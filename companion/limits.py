@@ -16,8 +16,8 @@ MAX_NUMBER_CHARS = 40
 MAX_TEXT_FILE_BYTES = 8 * 1024 * 1024
 """A game record, board state, profile or configuration file."""
 
-MAX_NAME_CHARS = 64
-"""A player's name as typed at setup."""
+MAX_NAME_CHARS = 40
+"""A player's name, at the table's setup and in a game record."""
 
 MAX_IMAGE_FILE_BYTES = 128 * 1024 * 1024
 """A photo file, read only after its header has passed the pixel bounds below."""

@@ -30,6 +30,7 @@ from companion.games.ides import (
     action_from_dict,
     action_to_dict,
 )
+from companion.limits import MAX_NAME_CHARS
 from companion.link.lights import TableLights
 from companion.table import ides_words as words
 from companion.table.hub import Hub
@@ -39,7 +40,7 @@ from companion.table.log import Event, EventKind, GameLog, LogError, canonical_j
 
 GAME_KIND = "ides"  # the ``game`` field of an Ides game's opening event
 HEADER_FORMAT = "companion-ides-log/1"
-MAX_NAME = 40
+MAX_NAME = MAX_NAME_CHARS
 
 
 class IdesStatus(StrEnum):
