@@ -1,9 +1,9 @@
-"""JSON from strangers, with bounds checked before anything is built from it.
+"""JSON from outside the program, parsed within the bounds of :mod:`companion.limits`.
 
-Python's parser recurses once per nesting level, so ``[`` x 100000 exhausts the stack; it
-accepts ``Infinity``, ``NaN`` and integers of thousands of digits, which break arithmetic
-much later and far from the input.  ``loads_bounded`` refuses all of them up front with an
-:class:`InputError` that says what is wrong and where.
+Python's own parser recurses once per nesting level and converts integers of any length,
+so a file of ``[`` characters or a 5000-digit number escapes as ``RecursionError`` or
+``ValueError``.  Here depth is measured before parsing and numbers are bounded while
+parsing; every failure is a :class:`JsonInputError` (a ``ValueError``) with a plain message.
 """
 
 from __future__ import annotations
@@ -14,49 +14,77 @@ import re
 from typing import Any
 
 from companion.errors import InputError
-
-MAX_DEPTH = 32
-"""Nesting levels of arrays and objects: every format here needs fewer than five."""
-
-MAX_INTEGER_DIGITS = 19
-"""Long enough for any 64-bit integer; a longer one is never a count, a seat or a vat."""
+from companion.limits import MAX_JSON_DEPTH, MAX_NUMBER_CHARS
 
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_BRACKETS = re.compile(r"[^\[\]{}]+")
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+class JsonInputError(ValueError):
+    """Text that is not JSON within bounds; ``line``/``column`` are 1-based when known."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
 
 
 def nesting_depth(text: str) -> int:
-    """The deepest nesting of ``[``/``{`` outside strings, found without parsing (linear)."""
+    """The deepest nesting of arrays and objects, ignoring brackets inside strings."""
     depth = deepest = 0
-    for ch in _BRACKETS.sub("", _STRING.sub("", text)):
-        if ch in "[{":
+    for match in _BRACKET.finditer(_STRING.sub('""', text)):
+        if match.group() in "[{":
             depth += 1
             deepest = max(deepest, depth)
+            if deepest > MAX_JSON_DEPTH:
+                return deepest
         else:
             depth -= 1
     return deepest
 
 
-def _integer(digits: str) -> int:
-    if len(digits.lstrip("-")) > MAX_INTEGER_DIGITS:
-        raise ValueError(f"an integer of {len(digits.lstrip('-'))} digits is too large")
-    return int(digits)
+def _bounded_int(text: str) -> int:
+    if len(text) > MAX_NUMBER_CHARS:
+        raise JsonInputError(f"a number of {len(text)} digits (at most {MAX_NUMBER_CHARS})")
+    return int(text)
 
 
-def _float(text: str) -> float:
+def _bounded_float(text: str) -> float:
+    if len(text) > MAX_NUMBER_CHARS:
+        raise JsonInputError(f"a number of {len(text)} characters (at most {MAX_NUMBER_CHARS})")
     value = float(text)
     if not math.isfinite(value):
-        raise ValueError(f"the number {text[:20]} is too large")
+        raise JsonInputError(f"the number {text} is too large")
     return value
 
 
-def _constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number JSON allows")
+def _no_constant(name: str) -> Any:
+    raise JsonInputError(f"{name} is not a JSON number")
 
 
-def loads_bounded(data: str | bytes, *, source: str, max_depth: int = MAX_DEPTH) -> Any:
-    """Parses ``data`` as JSON; nesting over ``max_depth``, huge integers, non-finite numbers
-    and invalid text are an :class:`InputError` naming ``source``."""
+def loads(text: str) -> Any:
+    """The parsed document, or :class:`JsonInputError` saying what is wrong."""
+    if nesting_depth(text) > MAX_JSON_DEPTH:
+        raise JsonInputError(f"nested more than {MAX_JSON_DEPTH} levels deep")
+    try:
+        return json.loads(
+            text,
+            parse_int=_bounded_int,
+            parse_float=_bounded_float,
+            parse_constant=_no_constant,
+        )
+    except json.JSONDecodeError as exc:
+        raise JsonInputError(
+            f"not valid JSON ({exc.msg} at column {exc.colno})", exc.lineno, exc.colno
+        ) from None
+    except RecursionError:  # a bound lower than the limits above still never escapes
+        raise JsonInputError(f"nested more than {MAX_JSON_DEPTH} levels deep") from None
+
+
+def loads_bounded(data: str | bytes, *, source: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """Parses ``data`` (text, or bytes in a JSON encoding) like :func:`loads`, with at most
+    ``max_depth`` levels; every failure is an :class:`InputError` naming ``source``."""
     if isinstance(data, bytes):
         try:
             text = data.decode(json.detect_encoding(data))
@@ -70,10 +98,6 @@ def loads_bounded(data: str | bytes, *, source: str, max_depth: int = MAX_DEPTH)
             f"JSON nested {depth} levels deep; at most {max_depth} are allowed", source=source
         )
     try:
-        return json.loads(text, parse_int=_integer, parse_float=_float, parse_constant=_constant)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", source=source
-        ) from None
-    except ValueError as exc:
-        raise InputError(str(exc), source=source) from None
+        return loads(text)
+    except JsonInputError as exc:
+        raise InputError(exc.message, source=source) from None

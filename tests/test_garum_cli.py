@@ -21,8 +21,8 @@ def write_record(path: Path, seed: int, players: int = 4, variant: str = "standa
     return lines
 
 
-def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:  # type: ignore[type-arg]
-    assert main(list(argv)) == 0
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str, status: int = 0) -> dict:  # type: ignore[type-arg]
+    assert main(list(argv)) == status
     return json.loads(capsys.readouterr().out)
 
 
@@ -57,11 +57,11 @@ def test_check_names_the_broken_turn(tmp_path: Path, capsys: pytest.CaptureFixtu
         state["cells"][row] = cells[:col] + "." + cells[col + 1 :]
         lines[n] = json.dumps(state)
     record.write_text("\n".join(lines))
-    out = run_json(capsys, "check", str(record), "--json")
+    out = run_json(capsys, "check", str(record), "--json", status=1)
     assert out["legal"] is False
     assert [t["turn"] for t in out["turns"] if t["violations"]] == [9]
     assert out["turns"][8]["violations"] == ["tile_changed"]
-    assert main(["check", str(record)]) == 0
+    assert main(["check", str(record)]) == 1
     text = capsys.readouterr().out
     assert "turn  9" in text and "tile_changed" in text and "rule:" in text
 

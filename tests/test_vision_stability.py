@@ -80,7 +80,8 @@ def test_synthetic_camera_unplugged_fails_like_hardware() -> None:
 
 def test_image_folder_replays_in_name_order(tmp_path: Path) -> None:
     for name, value in (("b.png", 20), ("a.png", 10), ("c.jpg", 30)):
-        cv2.imwrite(str(tmp_path / name), np.full((8, 8, 3), value, np.uint8))
+        # 64 x 64: the smallest photo read_image accepts (limits.MIN_IMAGE_SIDE_PX).
+        cv2.imwrite(str(tmp_path / name), np.full((64, 64, 3), value, np.uint8))
     (tmp_path / "notes.txt").write_text("not an image")
     frames = list(ImageSource(tmp_path).frames())
     assert [int(f[0, 0, 0]) for f in frames] == [10, 20, 30]

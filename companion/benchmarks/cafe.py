@@ -26,6 +26,7 @@ from companion.cafe.mosquitto import LocalBroker
 from companion.cafe.publisher import PublisherOptions, TablePublisher
 from companion.cafe.room import Room
 from companion.cafe.simtable import SimulatedTable
+from companion.cli._arguments import positive_count, seconds, seed
 from companion.cli._progress import Progress
 from companion.errors import CompanionError
 from companion.games.garum.state import BoardState
@@ -36,11 +37,13 @@ HELP = "50 simulated tables publish a full game each to a local Mosquitto; hub l
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--tables", type=int, default=50)
-    parser.add_argument("--turn-s", type=float, default=0.5, help="seconds between a table's turns")
-    parser.add_argument("--poll-s", type=float, default=0.05, help="publisher log poll period")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--settle-s", type=float, default=30.0, help="wait for stragglers")
+    parser.add_argument("--tables", type=positive_count, default=50)
+    parser.add_argument(
+        "--turn-s", type=seconds, default=0.5, help="seconds between a table's turns"
+    )
+    parser.add_argument("--poll-s", type=seconds, default=0.05, help="publisher log poll period")
+    parser.add_argument("--seed", type=seed, default=1)
+    parser.add_argument("--settle-s", type=seconds, default=30.0, help="wait for stragglers")
     parser.add_argument(
         "--outage-s",
         type=float,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import time
 
+from companion.cli._arguments import positive_count, seed
 from companion.cli._progress import Progress
 from companion.table.crashtest import run_points
 
@@ -13,9 +14,13 @@ HELP = "kill a table mid-game at random points: 0 acknowledged events lost, same
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--points", type=int, default=100, help="kill points (default 100)")
-    parser.add_argument("--turns", type=int, default=64, help="turns per game (default: all)")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--points", type=positive_count, default=100, help="kill points (default 100)"
+    )
+    parser.add_argument(
+        "--turns", type=positive_count, default=64, help="turns per game (default: all)"
+    )
+    parser.add_argument("--seed", type=seed, default=1)
 
 
 def run(args: argparse.Namespace) -> int:

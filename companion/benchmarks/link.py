@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from companion.cli._arguments import positive_count, seed
 from companion.cli._progress import Progress
 from companion.errors import CompanionError
 from companion.link import HostLink, LinkState, StatusLight, TableLights, protocol
@@ -42,16 +43,20 @@ class _Device(Protocol):
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--frames", type=int, default=100_000, help="corrupted frames to feed")
-    parser.add_argument("--commands", type=int, default=2000, help="commands timed to their ack")
-    parser.add_argument("--replugs", type=int, default=10, help="unplug/replug cycles")
+    parser.add_argument(
+        "--frames", type=positive_count, default=100_000, help="corrupted frames to feed"
+    )
+    parser.add_argument(
+        "--commands", type=positive_count, default=2000, help="commands timed to their ack"
+    )
+    parser.add_argument("--replugs", type=positive_count, default=10, help="unplug/replug cycles")
     parser.add_argument(
         "--device",
         choices=("emulator", "micropython"),
         default="emulator",
         help="the firmware in a CPython thread (default) or under MicroPython's unix port",
     )
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seed", type=seed, default=1)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,6 +7,7 @@ import random
 import time
 
 from companion.boards import load_profile
+from companion.cli._arguments import seconds, seed
 from companion.games.garum import Game, Variant, random_setup, score_state, simulate_game
 
 NAME = "rules"
@@ -14,11 +15,11 @@ HELP = "random full Garum games (simulated, then scored) per second, on one core
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--seconds", type=float, default=5.0, help="how long to measure")
+    parser.add_argument("--seconds", type=seconds, default=5.0, help="how long to measure")
     parser.add_argument("--players", type=int, choices=(2, 3, 4), default=4)
     parser.add_argument("--board", default="troia")
     parser.add_argument("--variant", choices=[v.value for v in Variant], default="standard")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seed", type=seed, default=1)
 
 
 def run(args: argparse.Namespace) -> int:

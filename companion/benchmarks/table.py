@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from companion.cli._arguments import positive_count, seed
 from companion.table.camera import CameraReadings
 from companion.table.config import demo_config
 from companion.table.fakes import RecordingLights
@@ -28,8 +29,8 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--changes", type=int, default=12)
-    parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--changes", type=positive_count, default=12)
+    parser.add_argument("--seed", type=seed, default=5)
     parser.add_argument("--no-browser", action="store_true", help="skip the chromium figure")
 
 

@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 
 from companion.boards import GRID, load_profile
+from companion.cli._arguments import count, positive_count, seed
 from companion.cli._progress import Progress
 from companion.vision.reader import BoardReader
 from companion.vision.render import Shot, random_state, render
@@ -20,10 +21,12 @@ HELP = "recognition accuracy and per-frame time on synthetic photographs"
 
 
 def add_arguments(parser: Any) -> None:
-    parser.add_argument("--frames", type=int, default=200, help="frames to generate (200)")
-    parser.add_argument("--seed", type=int, default=1, help="first seed (1)")
     parser.add_argument(
-        "--occluded-every", type=int, default=5, help="every Nth frame has a hand (5)"
+        "--frames", type=positive_count, default=200, help="frames to generate (200)"
+    )
+    parser.add_argument("--seed", type=seed, default=1, help="first seed (1)")
+    parser.add_argument(
+        "--occluded-every", type=count, default=5, help="every Nth frame has a hand (5)"
     )
     parser.add_argument("--board", default="troia", help="board profile (troia)")
 

@@ -18,6 +18,7 @@ import threading
 import time
 from pathlib import Path
 
+from companion.cli._arguments import positive_count, seconds
 from companion.games.garum import simulate_game
 from companion.games.garum.state import BoardState
 from companion.table.fakes import RecordingLights
@@ -35,9 +36,9 @@ HELP = "100 concurrent SSE viewers receive each change: p50/p99 delivery latency
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--clients", type=int, default=100)
-    parser.add_argument("--changes", type=int, default=20)
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds to wait per change")
+    parser.add_argument("--clients", type=positive_count, default=100)
+    parser.add_argument("--changes", type=positive_count, default=20)
+    parser.add_argument("--timeout", type=seconds, default=10.0, help="seconds to wait per change")
     parser.add_argument(
         "--browser",
         action="store_true",

@@ -17,6 +17,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from companion import bounded_json, input_files
 from companion.errors import InputError
 
 FORMAT = "companion-board-profile/1"
@@ -548,10 +549,9 @@ def load_profile(name_or_path: str | Path) -> BoardProfile:
         raise InputError(
             f"no such board profile (built-in profiles: {', '.join(BUILTIN)})", source=key
         )
+    text = input_files.read_text(path, what="board profile")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON: {exc.msg}", source=key, line=exc.lineno) from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read the file: {exc}", source=key) from exc
+        data = bounded_json.loads(text)
+    except bounded_json.JsonInputError as exc:
+        raise InputError(exc.message, source=key, line=exc.line) from None
     return profile_from_dict(data, source=key)

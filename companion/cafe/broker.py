@@ -121,6 +121,20 @@ def _redacted(url: str) -> str:
     return f"{scheme}://{userinfo.split(':', 1)[0]}:***@{host}"
 
 
+def check_ca_file(ca_file: str | None) -> None:
+    """Loads the certificate once, for a command about to start, so a wrong file is named
+    in one line before any thread starts rather than failing inside the connection."""
+    if ca_file is None:
+        return
+    try:
+        ssl.create_default_context(cafile=ca_file)
+    except (ssl.SSLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", None) or exc.__class__.__name__
+        raise InputError(
+            f"{ca_file} is not a readable PEM CA certificate ({reason})", field="--mqtt-ca"
+        ) from None
+
+
 class _ClosingSSLSocket(ssl.SSLSocket):
     """Closes itself when the handshake fails: paho drops such a socket without closing it,
     and a table retrying an untrusted broker would leak one per attempt."""

@@ -8,16 +8,29 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from companion import __version__
 from companion.errors import CompanionError, InputError
+from companion.printable import one_line
+
+DEBUG_ENV = "COMPANION_DEBUG"
+"""Set to 1 to see the full traceback of an internal error instead of its one line."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """Reports a bad argument in one line, like every other bad input."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {one_line(message)} (see {self.prog} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="companion",
         description="A physical-table companion for real board games (Garum, The Ides of March).",
     )
@@ -43,10 +56,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(handler(args) or 0)
     except InputError as exc:
-        print(f"companion: error: {exc}", file=sys.stderr)
+        print(f"companion: error: {one_line(str(exc))}", file=sys.stderr)
         return 2
     except CompanionError as exc:
-        print(f"companion: error: {exc}", file=sys.stderr)
+        print(f"companion: error: {one_line(str(exc))}", file=sys.stderr)
         return 1
     except BrokenPipeError:
         # The reader went away (``| head``): not an error of ours.
@@ -55,3 +68,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("companion: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # the safety net: each known bad input has its own message
+        if os.environ.get(DEBUG_ENV) == "1":
+            raise
+        print(
+            f"companion: internal error: {type(exc).__name__}: {one_line(str(exc))} "
+            f"(set {DEBUG_ENV}=1 to see where)",
+            file=sys.stderr,
+        )
+        return 2

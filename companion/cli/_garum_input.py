@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
+from companion import bounded_json, input_files
 from companion.boards import BoardProfile, load_profile
 from companion.errors import InputError
 from companion.games.garum import BoardState, GameRecord, GameSetup, parse_record
@@ -12,12 +10,7 @@ from companion.games.garum.record import builtin_only, parse_header
 
 
 def read_text(path: str) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("no such file", source=path) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read the file: {exc}", source=path) from None
+    return input_files.read_text(path)
 
 
 def board_loader(override: str | None):  # type: ignore[no-untyped-def]
@@ -39,16 +32,17 @@ def read_record(path: str, board: str | None = None) -> GameRecord:
 def read_record_or_state(path: str, board: str | None = None) -> tuple[GameSetup, BoardState]:
     """The setup and the board to score: a record's last state, or one state file."""
     text = read_text(path)
+    load_board = board_loader(board)  # a profile's own errors name the profile file
     try:
-        whole = json.loads(text)
-    except json.JSONDecodeError:
-        whole = None
+        whole = bounded_json.loads(text)
+    except bounded_json.JsonInputError:
+        whole = None  # not one document: read it line by line as a record
     if isinstance(whole, dict) and "cells" in whole:
         try:
-            setup = parse_header({**whole, "game": "garum"}, board_loader(board))
+            setup = parse_header({**whole, "game": "garum"}, load_board)
             state = BoardState.from_dict(whole)
         except InputError as exc:
             raise exc.located(source=path, line=1) from None
         return setup, state
-    record = parse_record(text.splitlines(), path, board_loader(board))
+    record = parse_record(text.splitlines(), path, load_board)
     return record.setup, record.states[-1] if record.states else BoardState()

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.boards import load_profile
-from companion.errors import InputError
+from companion.errors import CompanionError, InputError
 from companion.vision.calibration import calibrate, save_profile, with_calibration
 from companion.vision.sources import read_image
 
@@ -29,11 +29,17 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     profile = load_profile(args.board)
-    model = calibrate(profile, read_image(args.image))
+    image = read_image(args.image)
+    try:
+        model = calibrate(profile, image)
+    except InputError:
+        raise
+    except CompanionError as exc:
+        raise CompanionError(f"{args.image}: {exc}") from None
     data = with_calibration(profile, model)
     try:
         save_profile(data, Path(args.out))
     except OSError as exc:
-        raise InputError(f"cannot write: {exc}", source=args.out) from exc
+        raise InputError(f"cannot write: {exc.strerror or exc}", source=args.out) from None
     print(f"{args.out}: calibrated profile written ({', '.join(sorted(model.species_ab))})")
     return 0

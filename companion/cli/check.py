@@ -1,4 +1,8 @@
-"""``companion check FILE``: replays a game record and names every rule broken."""
+"""``companion check FILE``: replays a game record and names every rule broken.
+
+Like a linter it exits 0 when every turn is legal and 1 when a turn broke a rule; input
+that is not a game record exits 2 (through :class:`InputError`).
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,9 @@ from typing import Any
 
 from companion.cli._garum_input import read_record
 from companion.games.garum import Game, GameRecord, Verdict
+from companion.printable import printable
+
+VIOLATION_FOUND = 1
 
 
 def register(subparsers: Any) -> None:
@@ -37,10 +44,11 @@ def run(args: argparse.Namespace) -> int:
     verdicts = replay(record)
     turns = [_turn_json(record, i, v) for i, v in enumerate(verdicts)]
     legal = all(v.legal for v in verdicts)
+    status = 0 if legal else VIOLATION_FOUND
     if args.json:
         print(json.dumps({"turns": turns, "legal": legal}))
-        return 0
-    names = {c: s.name for s in record.setup.seats for c in s.colours}
+        return status
+    names = {c: printable(s.name) for s in record.setup.seats for c in s.colours}
     for verdict, turn in zip(verdicts, turns, strict=True):
         who = names.get(turn["colour"], "ghost")
         head = (
@@ -59,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         f"\n{len(verdicts)} turns checked, game {state}: "
         + ("every turn legal" if legal else f"{bad} turn(s) broke a rule")
     )
-    return 0
+    return status
 
 
 def _turn_json(record: GameRecord, index: int, verdict: Verdict) -> dict[str, Any]:

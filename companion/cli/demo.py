@@ -11,6 +11,7 @@ from typing import Any
 
 from companion.boards import BUILTIN, load_profile
 from companion.cafe.options import add_cafe_arguments
+from companion.cli._arguments import seconds, seed
 from companion.cli.run import serve
 from companion.cli.score import render_table
 from companion.games.garum import Game, Variant, line_name, random_setup, score_state, simulate_game
@@ -33,8 +34,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--board", default="troia", help=f"{' or '.join(BUILTIN)} or a file")
     parser.add_argument("--players", type=int, choices=(2, 3, 4), default=4)
     parser.add_argument("--variant", choices=[v.value for v in Variant], default="standard")
-    parser.add_argument("--seed", type=int, help="replay the same game")
-    parser.add_argument("--delay", type=float, default=0.05, help="seconds between turns")
+    parser.add_argument("--seed", type=seed, help="replay the same game")
+    parser.add_argument("--delay", type=seconds, default=0.05, help="seconds between turns")
     parser.add_argument("--game", choices=("garum", "ides"), default="garum")
     parser.add_argument(
         "--data", default="companion-data", metavar="FOLDER", help="Garum: the game log's folder"

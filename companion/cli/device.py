@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from companion.cli._arguments import seconds
 from companion.errors import CompanionError
 from companion.link import HostLink, LedReadout, StatusLight, TableLights
 from companion.link.lights import DICE_COLOURS
@@ -35,7 +36,7 @@ def register(subparsers: Any) -> None:
         "--emulator", action="store_true", help="start an emulated device instead of hardware"
     )
     parser.add_argument(
-        "--hold", type=float, default=0.0, metavar="SECONDS", help="keep the picture up this long"
+        "--hold", type=seconds, default=0.0, metavar="SECONDS", help="keep the picture up this long"
     )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     actions.add_parser("ping", help="hello handshake: versions, board id, round trip")
@@ -47,7 +48,7 @@ def register(subparsers: Any) -> None:
     dice.add_argument("colours", nargs=2, choices=DICE_COLOURS, metavar="COLOUR")
     dice.add_argument("--roll", action="store_true", help="animate a roll instead")
     test = actions.add_parser("test", help="walk every LED once and check each read-back")
-    test.add_argument("--step", type=float, default=0.15, metavar="SECONDS")
+    test.add_argument("--step", type=seconds, default=0.15, metavar="SECONDS")
     parser.set_defaults(handler=run)
 
 

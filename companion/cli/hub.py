@@ -6,10 +6,11 @@ import argparse
 import threading
 from typing import Any
 
-from companion.cafe.broker import BrokerSettings
+from companion.cafe.broker import BrokerSettings, check_ca_file
 from companion.cafe.hub import HubSubscriber, default_client_id
 from companion.cafe.hub_web import HubWebConfig, create_hub_app
 from companion.cafe.room import Room
+from companion.cli._arguments import port_number
 from companion.errors import InputError
 from companion.web.serve import DashboardServer
 
@@ -26,7 +27,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--mqtt-ca", metavar="FILE", help="CA certificate for mqtts://")
     parser.add_argument("--host", default="0.0.0.0", help="address to serve on (default all)")
-    parser.add_argument("--port", type=int, default=5050)
+    parser.add_argument("--port", type=port_number, default=5050)
     parser.add_argument("--title", default="Tables", help="the page heading")
     parser.add_argument(
         "--client-id",
@@ -40,6 +41,7 @@ def run(args: argparse.Namespace) -> int:
     if not 0 < args.port < 65536:
         raise InputError(f"port {args.port} is out of range", field="--port")
     broker = BrokerSettings.from_url(args.mqtt, ca_file=args.mqtt_ca)
+    check_ca_file(broker.ca_file)
     room = Room()
     app = create_hub_app(room, HubWebConfig(title=args.title))
     try:

@@ -2,17 +2,20 @@
 
 With ``--json``, one board-state JSON line per image in the order given; an image whose
 board cannot be found (or that cannot be read) gives ``{"error": "..."}`` instead, and the
-exit status is 1 if any image failed.  Without ``--json``, a readable grid per image.
+exit status is 1 if any image failed.  An image that cannot be read is also named in one
+line on standard error.  Without ``--json``, a readable grid per image.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 from companion.boards import GRID, load_profile
 from companion.errors import InputError
+from companion.printable import one_line
 from companion.vision.reader import BoardReader, Reading
 from companion.vision.sources import read_image
 
@@ -38,7 +41,11 @@ def run(args: argparse.Namespace) -> int:
         try:
             reading = reader.read(read_image(path))
         except InputError as exc:
-            reading = Reading(None, error=exc.message)
+            failed += 1
+            print(f"companion: error: {one_line(str(exc))}", file=sys.stderr, flush=True)
+            if args.json:  # the line still holds this image's place in the output
+                print(_json_line(Reading(None, error=exc.message), path), flush=True)
+            continue
         if reading.state is None:
             failed += 1
         print(_json_line(reading, path) if args.json else _text(reading, path), flush=True)
@@ -47,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _json_line(reading: Reading, path: str) -> str:
     if reading.state is None:
-        return json.dumps({"error": f"{path}: {reading.error}"})
+        return json.dumps({"error": one_line(f"{path}: {reading.error}")})
     data = reading.state.to_dict()
     data["occluded"] = reading.occluded
     data["timings_ms"] = {k: round(v, 1) for k, v in reading.timings_ms.items()}

@@ -9,8 +9,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from companion.cafe.broker import check_ca_file
 from companion.cafe.options import add_cafe_arguments, cafe_from_args
-from companion.table.config import TableConfig, demo_config, load_config
+from companion.cli._arguments import port_number, seed
+from companion.table.config import TableConfig, demo_config, load_config, make_data_dir
 from companion.table.runner import Table
 from companion.web.config import WebConfig
 
@@ -35,8 +37,8 @@ def register(subparsers: Any) -> None:
         help="simulated players and the emulated LED device; data in FOLDER "
         "(default companion-data)",
     )
-    parser.add_argument("--port", type=int, help="serve the dashboard on this port instead")
-    parser.add_argument("--seed", type=int, help="--demo: replay the same simulated game")
+    parser.add_argument("--port", type=port_number, help="serve the dashboard on this port instead")
+    parser.add_argument("--seed", type=seed, help="--demo: replay the same simulated game")
     add_cafe_arguments(parser)  # café hook: --mqtt URL --table ID (companion.cafe)
     parser.set_defaults(handler=run)
 
@@ -48,12 +50,16 @@ def run(args: argparse.Namespace) -> int:
         config = load_config(args.config)
     if args.port is not None:
         config = replace(config, port=args.port)
+    make_data_dir(config)
     if config.game is not None and config.game.get("game") == "ides":
         from companion.table.ides_run import serve_ides
 
         return serve_ides(config)
     demo = args.demo is not None
-    return serve(config, cafe_from_args(args), narrate=demo, fresh=demo)
+    cafe = cafe_from_args(args)
+    if cafe is not None:
+        check_ca_file(cafe.broker.ca_file)
+    return serve(config, cafe, narrate=demo, fresh=demo)
 
 
 def serve(

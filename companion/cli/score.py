@@ -10,6 +10,7 @@ from companion.cli._garum_input import read_record_or_state
 from companion.errors import InputError
 from companion.games.garum import ScoreSheet, line_name, score_state
 from companion.games.garum.rules import COLOUR_NAMES
+from companion.printable import printable
 
 
 def register(subparsers: Any) -> None:
@@ -55,13 +56,14 @@ def render_table(sheet: ScoreSheet, ghost: str | None, track: int) -> str:
     out.append(f"{'seat':<16}{'colours':<10}{'total':>6}{'vilicus':>9}  track")
     for seat in sheet.seats:
         lap = f"+{seat.laps * track} tile, " if seat.laps else ""
+        name = printable(seat.name)
         out.append(
-            f"{seat.name:<16}{''.join(seat.colours):<10}{seat.total:>6}{seat.vilicus:>9}  "
+            f"{name:<16}{''.join(seat.colours):<10}{seat.total:>6}{seat.vilicus:>9}  "
             f"{lap}space {seat.track_position}"
         )
     out.append("")
     if len(sheet.winners) == 1:
-        out.append(f"Winner: {sheet.winners[0]}")
+        out.append(f"Winner: {printable(sheet.winners[0])}")
     else:
-        out.append(f"Shared victory: {', '.join(sheet.winners)}")
+        out.append(f"Shared victory: {', '.join(printable(w) for w in sheet.winners)}")
     return "\n".join(out)

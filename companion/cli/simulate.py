@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from companion.boards import BUILTIN, load_profile
+from companion.errors import InputError
 from companion.games.garum import Variant, random_setup, record_lines, simulate_game
 
 
@@ -31,8 +32,11 @@ def run(args: argparse.Namespace) -> int:
     setup = random_setup(board, args.players, args.variant, rng)
     text = "\n".join(record_lines(setup, simulate_game(setup, rng))) + "\n"
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        try:
+            with open(args.out, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        except OSError as exc:
+            raise InputError(f"cannot write: {exc.strerror or exc}", source=args.out) from None
     else:
         sys.stdout.write(text)
     return 0

@@ -9,12 +9,15 @@ its own file (``[log] key_file``), never in the data folder.
 
 from __future__ import annotations
 
+import math
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from companion.errors import InputError
+from companion.input_files import read_text
 from companion.table.chain_key import default_key_path
 
 CAMERA_KINDS = ("none", "record", "simulated", "synthetic", "opencv", "picamera")
@@ -58,28 +61,69 @@ def _table(data: dict[str, Any], key: str, source: str) -> dict[str, Any]:
     return value
 
 
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_seconds(value: Any) -> bool:
+    number = _is_int(value) or isinstance(value, float)
+    return number and math.isfinite(value) and 0 <= value <= MAX_OPTION_SECONDS
+
+
+def _is_text(value: Any) -> bool:
+    return isinstance(value, str) and 0 < len(value) <= 4096
+
+
+MAX_OPTION_SECONDS = 3600
+# What each backend option must be, so a wrong type is named here and not met as a
+# crash once the table starts: (what is expected, test).
+OPTION_CHECKS: dict[str, tuple[str, Callable[[Any], bool]]] = {
+    "index": ("a camera number 0-63", lambda v: _is_int(v) and 0 <= v <= 63),
+    "interval_s": (f"seconds, 0 to {MAX_OPTION_SECONDS}", _is_seconds),
+    "still_s": (f"seconds, 0 to {MAX_OPTION_SECONDS}", _is_seconds),
+    "seed": ("a whole number", lambda v: _is_int(v) and abs(v) < 2**63),
+    "mistakes_at": (
+        "a list of turn numbers",
+        lambda v: isinstance(v, list) and all(_is_int(t) and 0 <= t <= 1000 for t in v),
+    ),
+    "board": ("a board name or profile file", _is_text),
+    "record": ("a game record file", _is_text),
+    "port": ("a serial port path", _is_text),
+    "accept_pin": ("a GPIO pin number 0-40", lambda v: _is_int(v) and 0 <= v <= 40),
+    "undo_pin": ("a GPIO pin number 0-40", lambda v: _is_int(v) and 0 <= v <= 40),
+}
+
+
 def _backend(data: dict[str, Any], key: str, kinds: tuple[str, ...], source: str) -> Backend:
     section = _table(data, key, source)
     kind = section.get("kind", "none")
-    if kind not in kinds:
+    if not isinstance(kind, str) or kind not in kinds:
         raise InputError(
             f"unknown kind {kind!r} (one of: {', '.join(kinds)})",
             source=source,
             field=f"{key}.kind",
         )
-    return Backend(kind, {k: v for k, v in section.items() if k != "kind"})
+    options = {k: v for k, v in section.items() if k != "kind"}
+    for name, value in options.items():
+        expected, valid = OPTION_CHECKS.get(name, ("", lambda _: True))
+        if not valid(value):
+            raise InputError(
+                f"expected {expected}, got {value!r:.60}", source=source, field=f"{key}.{name}"
+            )
+    return Backend(kind, options)
 
 
 def load_config(path: str | Path) -> TableConfig:
     source = str(path)
+    text = read_text(path, what="configuration file")
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError("no such configuration file", source=source) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read the file: {exc}", source=source) from None
+        data = tomllib.loads(text)
+    except RecursionError:
+        raise InputError("not valid TOML: nested too deeply", source=source) from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"not valid TOML: {exc}", source=source) from None
+    except ValueError:  # Python's limit on the digits of an integer
+        raise InputError("not valid TOML: a number too long to read", source=source) from None
     data_dir = data.get("data_dir", "companion-data")
     if not isinstance(data_dir, str) or not data_dir:
         raise InputError("expected a folder name", source=source, field="data_dir")
@@ -88,7 +132,7 @@ def load_config(path: str | Path) -> TableConfig:
     port = web.get("port", 5000)
     if not isinstance(host, str):
         raise InputError("expected a host name or address", source=source, field="web.host")
-    if not isinstance(port, int) or not 0 <= port <= 65535:
+    if not _is_int(port) or not 0 <= port <= 65535:
         raise InputError("expected a port number 0-65535", source=source, field="web.port")
     token_file = web.get("token_file")
     if token_file is not None and (not isinstance(token_file, str) or not token_file):
@@ -128,6 +172,19 @@ def _key_file(section: dict[str, Any], base: Path, data_dir: Path, source: str) 
             field="log.key_file",
         )  # fmt: skip
     return path
+
+
+def make_data_dir(config: TableConfig) -> Path:
+    """Creates the data folder, or says in one line why it cannot be."""
+    try:
+        config.data_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(
+            f"cannot create the data folder {config.data_dir}: {exc.strerror or exc}",
+            source=config.source,
+            field="data_dir",
+        ) from None
+    return config.data_dir
 
 
 def demo_config(

@@ -17,6 +17,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+from companion.cli._arguments import port_number, positive_rate, seconds
 from companion.errors import CompanionError, InputError
 from companion.games.ides import Dice, DiceMode
 from companion.games.ides.simulate import DEFAULT_NAMES, choose
@@ -46,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The Ides demo's own options (``--players`` and ``--seed`` are shared with Garum)."""
     parser.add_argument(
         "--turns-per-second",
-        type=float,
+        type=positive_rate,
         default=1.0,
         help="Ides: player choices per second (default 1, watchable)",
     )
@@ -62,7 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--port",
-        type=int,
+        type=port_number,
         default=5000,
         help="the dashboard's port (default 5000; 0 picks a free one)",
     )
@@ -73,7 +74,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "a temporary directory otherwise",
     )
     parser.add_argument(
-        "--hold", type=float, default=None, help="Ides: seconds the dashboard stays up at the end"
+        "--hold", type=seconds, default=None, help="Ides: seconds the dashboard stays up at the end"
     )
 
 

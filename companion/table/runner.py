@@ -19,6 +19,7 @@ from companion.devices.buttons import Button as DeviceButton
 from companion.devices.buttons import Buttons, RPiGPIOPins
 from companion.errors import InputError
 from companion.games.garum import parse_record
+from companion.input_files import read_text
 from companion.table.camera import CameraReadings
 from companion.table.chain_key import open_table_log
 from companion.table.config import Backend, TableConfig
@@ -72,12 +73,7 @@ def make_readings(config: TableConfig) -> tuple[ReadingSource | None, NewGame | 
     backend = config.camera
     if backend.kind == "record":
         path = config.path(_option(backend, "record", str, config, "camera"))
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except OSError as exc:
-            raise InputError(
-                f"cannot read the game record: {exc.strerror}", source=str(path)
-            ) from None
+        lines = read_text(path, what="game record").splitlines()
         record = parse_record(lines, str(path))
         interval = float(backend.options.get("interval_s", 2.0))
         return RecordReadings(record.states, interval_s=interval), NewGame.of(record.setup)

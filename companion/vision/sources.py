@@ -19,6 +19,9 @@ from numpy.typing import NDArray
 from companion.boards import BoardProfile
 from companion.errors import CompanionError, InputError
 from companion.games.garum.state import BoardState
+from companion.input_files import read_bytes
+from companion.limits import MAX_IMAGE_FILE_BYTES
+from companion.vision.image_header import HeaderError, check_image_size, image_size
 from companion.vision.render import Camera, Shot, random_camera, render
 
 Frame = NDArray[np.uint8]
@@ -68,12 +71,24 @@ class ImageSource:
 
 
 def read_image(path: str | Path) -> Frame:
-    """A BGR image from a file, or :class:`InputError` saying why not."""
-    if not Path(path).is_file():
-        raise InputError("no such file", source=str(path))
-    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    """A BGR image from a file, or :class:`InputError` saying why not.
+
+    The size the header declares is checked before decoding, and the bytes decoded are the
+    ones checked (the file is read once)."""
+    source = str(path)
+    data = read_bytes(path, MAX_IMAGE_FILE_BYTES)
+    try:
+        width, height = image_size(data)
+    except HeaderError as exc:
+        raise InputError(str(exc), source=source) from None
+    check_image_size(width, height, source)
+    try:
+        image = cv2.imdecode(np.frombuffer(data, dtype=np.uint8), cv2.IMREAD_COLOR)
+    except cv2.error:
+        image = None
     if image is None:
-        raise InputError("not a readable image", source=str(path))
+        raise InputError("not a readable image (damaged pixel data)", source=source)
+    check_image_size(image.shape[1], image.shape[0], source)
     return np.asarray(image, dtype=np.uint8)
 
 

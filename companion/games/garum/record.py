@@ -7,10 +7,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from companion import bounded_json
 from companion.boards.profile import BUILTIN, BoardProfile
 from companion.errors import InputError
-from companion.games.garum.setup import GameSetup, Seat, SetupError
+from companion.games.garum.setup import GameSetup, Seat, SetupError, Variant
 from companion.games.garum.state import BoardState
+from companion.limits import MAX_NAME_CHARS
 
 ProfileLoader = Callable[[str], BoardProfile]
 
@@ -51,6 +53,11 @@ def parse_seats(value: Any, *, field: str = "seats") -> tuple[Seat, ...]:
         name = entry.get("name")
         if not isinstance(name, str) or not name.strip():
             raise InputError("expected a non-empty name", field=f"{where}.name")
+        if len(name) > MAX_NAME_CHARS:
+            raise InputError(
+                f"a name of {len(name)} characters (at most {MAX_NAME_CHARS})",
+                field=f"{where}.name",
+            )
         colours = entry.get("colours")
         if not isinstance(colours, list) or not all(isinstance(c, str) for c in colours):
             raise InputError("expected a list of colour letters", field=f"{where}.colours")
@@ -94,6 +101,19 @@ def parse_header(data: Any, load_board: ProfileLoader) -> GameSetup:
         raise InputError(exc.message, field=exc.field) from None
 
 
+def _require_aureus(setup: GameSetup) -> GameSetup:
+    """A record of a game played with the aureus must say the order, or its vat rule
+    could not be checked."""
+    rounds = setup.board.rounds
+    if setup.variant is not Variant.EMPEROR and len(setup.aureus) != rounds:
+        raise InputError(
+            f"a {setup.variant.value} game record needs all {rounds} aureus vats in round "
+            f"order, got {len(setup.aureus)}",
+            field="aureus",
+        )
+    return setup
+
+
 def builtin_only(name: str) -> BoardProfile:
     from companion.boards.profile import load_profile
 
@@ -112,14 +132,17 @@ def parse_record(
         if not raw.strip():
             continue
         try:
-            data = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise InputError(
-                f"not valid JSON ({exc.msg} at column {exc.colno})", source=source, line=number
-            ) from None
+            data = bounded_json.loads(raw)
+        except bounded_json.JsonInputError as exc:
+            raise InputError(exc.message, source=source, line=number) from None
         try:
+            if setup is None and isinstance(data, dict) and "cells" in data:
+                raise InputError(
+                    "a single board state, not a game record "
+                    "(a record starts with a header line, then one state per turn)"
+                )
             if setup is None:
-                setup = parse_header(data, load_board)
+                setup = _require_aureus(parse_header(data, load_board))
             else:
                 states.append(BoardState.from_dict(data))
         except InputError as exc:

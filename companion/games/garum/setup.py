@@ -134,7 +134,7 @@ def _check_seats(seats: tuple[Seat, ...], ghost: str | None) -> str | None:
                 f"seats[{i}].colours",
             )
         for colour in seat.colours:
-            if colour not in SPECIES:
+            if len(colour) != 1 or colour not in SPECIES:  # "" and "GY" are in "BGYR" too
                 raise SetupError(f"unknown colour {colour!r} (B, G, Y or R)", f"seats[{i}].colours")
             if colour in used:
                 raise SetupError(f"colour {colour} is taken twice", f"seats[{i}].colours")
