@@ -3,7 +3,8 @@
 Every backend is named by ``kind`` so a Pi with a camera, the LED device and buttons, and a
 laptop replaying a game record, use the same file format.  Secrets never go in this file:
 the operator token lives in its own file (``[web] token_file``, mode 0600) or in the
-environment (``COMPANION_OPERATOR_TOKEN``, which wins).
+environment (``COMPANION_OPERATOR_TOKEN``, which wins); the game log's chain key lives in
+its own file (``[log] key_file``), never in the data folder.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.errors import InputError
+from companion.table.chain_key import default_key_path
 from companion.table.players import DEFAULT_PACE_S, DEFAULT_PATIENCE_S, DEMO_MISTAKES
 
 CAMERA_KINDS = ("none", "record", "simulated", "synthetic", "opencv", "picamera")
@@ -38,6 +40,7 @@ class TableConfig:
     buttons: Backend = Backend("none")
     game: dict[str, Any] | None = None
     token_file: Path | None = None
+    key_file: Path = field(default_factory=default_key_path)
 
     @property
     def log_path(self) -> Path:
@@ -96,9 +99,11 @@ def load_config(path: str | Path) -> TableConfig:
         raise InputError("expected a table", source=source, field="game")
     base = Path(source).parent
     folder = Path(data_dir)
+    data_path = folder if folder.is_absolute() else base / folder
     return TableConfig(
         source=source,
-        data_dir=folder if folder.is_absolute() else base / folder,
+        data_dir=data_path,
+        key_file=_key_file(_table(data, "log", source), base, data_path, source),
         host=host,
         port=port,
         camera=_backend(data, "camera", CAMERA_KINDS, source),
@@ -107,6 +112,23 @@ def load_config(path: str | Path) -> TableConfig:
         game=game,
         token_file=None if token_file is None else base / token_file,
     )
+
+
+def _key_file(section: dict[str, Any], base: Path, data_dir: Path, source: str) -> Path:
+    """The chain key's file: kept out of the data folder, where a copy of the log goes."""
+    value = section.get("key_file")
+    if value is None:
+        return default_key_path()
+    if not isinstance(value, str) or not value:
+        raise InputError("expected a file path", source=source, field="log.key_file")
+    path = Path(value).expanduser()
+    path = path if path.is_absolute() else base / path
+    if path.resolve().is_relative_to(data_dir.resolve()):
+        raise InputError(
+            "the chain key must be kept outside the data folder", source=source,
+            field="log.key_file",
+        )  # fmt: skip
+    return path
 
 
 def demo_config(

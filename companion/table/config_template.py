@@ -169,6 +169,12 @@ def config_template(choices: TemplateChoices, *, now: datetime | None = None) ->
         "# token rotate` replaces it. COMPANION_OPERATOR_TOKEN, when set, wins over the file.",
         f"token_file = {toml_value(choices.token_file)}",
         "",
+        "[log]",
+        "# File holding the key that chains the game log, so an edit to the log is caught when",
+        "# the table starts (default ~/.config/companion/chain.key, made on first use, owner",
+        "# only). Keep it outside data_dir: a copy of the log must not carry its key.",
+        '# key_file = "~/.config/companion/chain.key"',
+        "",
         "[camera]",
         *_kinds_block("reads the board", CAMERA_KINDS, CAMERA_SAYS, choices.camera),
         *_options_block(CAMERA_OPTIONS, choices.camera),
@@ -196,7 +202,9 @@ def config_template(choices: TemplateChoices, *, now: datetime | None = None) ->
         '#   { name = "Julia", colours = ["Y"] },',
         "# ]",
         '# For The Ides of March instead: game = "ides" and',
-        '# players = ["Livia", "Marcus", "Julia"] (2 to 4 names, clockwise).',
+        '# players = ["Livia", "Marcus", "Julia"] (2 to 4 names, clockwise), and',
+        '# dice_mode = "electronic" (the companion throws; "physical": the operator enters what',
+        "# the real dice show).",
         "",
     ]
     return "\n".join(lines)

@@ -66,7 +66,13 @@ def serve_ides(config: TableConfig) -> int:
             stack.callback(link.stop)
         web = WebConfig.from_env(token_file=config.token_file)
         table, server, web = open_ides_table(
-            stack, config.data_dir, link, config.host, config.port, web=web
+            stack,
+            config.data_dir,
+            link,
+            config.host,
+            config.port,
+            web=web,
+            key_file=config.key_file,
         )
         if config.buttons.kind == "gpio":
             buttons = IdesButtons(table, Buttons(RPiGPIOPins(), IDES_PINS)).start()

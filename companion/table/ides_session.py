@@ -4,7 +4,8 @@ Every applied action (a roll with the face it showed) is written to the :class:`
 before anyone hears of it, and the game is always the fold of the logged actions, so a
 restart after ``kill -9`` resumes the same game: :meth:`IdesTable.__init__` replays the last
 Ides game of the log.  The dashboard, the buttons and the demo all act through
-:meth:`IdesTable.act`; one lock serialises them.
+:meth:`IdesTable.act`; one lock serialises them.  A log that fails verification starts the
+table ``tampered``: nothing is played until the operator acknowledges it.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from companion.games.ides import (
 )
 from companion.link.lights import TableLights
 from companion.table import ides_words as words
+from companion.table.evidence import TamperedLog, acknowledge, evidence_view, unacknowledged
 from companion.table.hub import Hub
 from companion.table.ides_lights import DiceLights, LightsOut, picture
 from companion.table.ides_view import ides_view
@@ -48,6 +50,7 @@ class IdesStatus(StrEnum):
     SETUP = "setup"  # no Ides game in the log yet
     PLAYING = "playing"
     OVER = "over"  # won, or ended by the operator
+    TAMPERED = "tampered"  # the log failed verification; the operator has not yet seen it
 
 
 @dataclass(frozen=True)
@@ -114,12 +117,17 @@ class IdesTable:
         self.cursor = 0
         self._version = 0
         self._snapshot: dict[str, Any] = {}
+        self.verification = log.verify()
+        self.tampered = unacknowledged(log, self.verification)
+        self.replay_error: str | None = None
         self._resume()
 
     # -- reading ---------------------------------------------------------------------------
 
     @property
     def status(self) -> IdesStatus:
+        if self.tampered:
+            return IdesStatus.TAMPERED
         if self.game is None:
             return IdesStatus.SETUP
         if self.game.over or self.ended is not None:
@@ -162,12 +170,32 @@ class IdesTable:
 
     def _resume(self) -> None:
         """Replays the last Ides game of the log; a logged action the rules refuse is damage."""
-        opening = next((e for e in reversed(self.log.games()) if is_ides(e)), None)
-        if opening is not None:
-            self.game_id = opening.game
-            for event in self.log.events(opening.game):
-                self._replay(event)
+        try:
+            opening = next((e for e in reversed(self.log.games()) if is_ides(e)), None)
+            if opening is not None:
+                self.game_id = opening.game
+                for event in self.log.events(opening.game):
+                    self._replay(event)
+        except (LogError, InputError, ValueError, TypeError, AttributeError) as exc:
+            if self.verification.ok:
+                raise
+            self.game, self.game_id = None, None  # an edited log may not replay: keep it
+            self.replay_error = f"the last game cannot be replayed from the log: {exc}"
         self._publish(self._lights.show(picture(self.game)))
+
+    def evidence(self) -> dict[str, Any]:
+        """What the page says about the log's integrity."""
+        return evidence_view(self.log, self.verification, self.tampered)
+
+    def acknowledge(self) -> None:
+        """The operator has seen the log's damage; the log keeps it and records the look."""
+        with self._lock:
+            if not self.tampered:
+                raise TamperedLog("the table is not waiting for an acknowledgement")
+            event = acknowledge(self.log, self.verification, self.game_id)
+            self.last_seq = event.seq
+            self.tampered = False
+            self._publish(self._lights.show(picture(self.game)))
 
     def _replay(self, event: Event) -> None:
         self.last_seq = event.seq
@@ -235,6 +263,8 @@ class IdesTable:
             "dice_mode": DiceMode(dice_mode).value,
         }
         with self._lock:
+            if self.tampered:
+                raise TamperedLog("the game log was altered: acknowledge it before a new game")
             if self.status is IdesStatus.PLAYING and self.game_id is not None:
                 self._append(EventKind.GAME_ENDED, {"reason": "replaced by a new game"})
             event = self.log.start_game(header)
@@ -326,6 +356,8 @@ class IdesTable:
             )
 
     def _require_playing(self) -> Game:
+        if self.tampered:
+            raise IllegalAction(Rule.GAME_OVER, "the game log was altered: acknowledge it first")
         if self.game is None or self.status is not IdesStatus.PLAYING:
             raise IllegalAction(Rule.GAME_OVER, "no Ides game is in play: start a new game first")
         return self.game

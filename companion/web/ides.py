@@ -23,7 +23,7 @@ from flask import (
     url_for,
 )
 
-from companion.errors import InputError
+from companion.errors import CompanionError, InputError
 from companion.games.ides import DiceMode, IllegalAction, action_from_dict, action_to_dict
 from companion.table.ides_session import IdesTable
 from companion.web.api import event_stream
@@ -114,6 +114,25 @@ def end() -> Any:
     except IllegalAction as exc:
         return _refused(exc)
     return jsonify(state=table.snapshot())
+
+
+@bp.post("/api/ides/acknowledge")
+@operator_required
+def acknowledge() -> Any:
+    """The operator has seen that the log failed verification (409 when nothing to see)."""
+    table = _table()
+    table.acknowledge()
+    return jsonify(result="acknowledged", state=table.snapshot())
+
+
+@bp.post("/ides/acknowledge")
+@operator_required
+def acknowledge_form() -> Any:
+    try:
+        _table().acknowledge()
+    except CompanionError as exc:
+        flash(str(exc))
+    return redirect(url_for("ides.page"))
 
 
 @bp.post("/ides/act")
