@@ -19,7 +19,7 @@ from companion.table.log import EventKind, GameLog
 from companion.table.players import Move, PlayersPlan, SimulatedPlayers, legal_move
 from companion.table.ports import Reading
 from companion.table.runner import DEFAULT_GAME, new_game_from
-from companion.table.session import TableSession, TableState
+from companion.table.session import NewGame, TableSession, TableState
 from companion.web import Services, create_app
 from companion.web.config import WebConfig
 
@@ -171,6 +171,31 @@ def test_a_new_game_from_the_api_clears_the_board_and_starts_at_turn_one(log: Ga
     d.until(lambda: flagged(d))
     assert d.played == 3 and d.moves[-1].why == "mistake"  # the new game's own planned one
     assert [v["code"] for v in d.flags()[-1]["violations"]] == ["wrong_colour"]  # type: ignore[index]
+
+
+@pytest.mark.parametrize("variant", ["standard", "emperor", "haruspex"])
+@pytest.mark.parametrize(
+    "board, seats, ghost",
+    [
+        ("troia", (("Ana", ("B",)), ("Ben", ("G",)), ("Cy", ("Y",))), "R"),
+        ("baelo-claudia", (("Ana", ("B", "G")), ("Ben", ("Y", "R"))), None),
+    ],
+)
+def test_a_whole_game_with_an_accepted_mistake_ends_with_that_one_flag(
+    log: GameLog,
+    variant: str,
+    board: str,
+    seats: tuple[tuple[str, tuple[str, ...]], ...],
+    ghost: str | None,
+) -> None:
+    d = demo(log, mistakes_at=(7,))
+    d.session.operate("new_game", request=NewGame(board, variant, seats, ghost))
+    d.until(lambda: flagged(d))
+    d.session.operate("accept")
+    d.until(lambda: d.session.state is TableState.ENDED, limit=1000)
+    game = d.session.game
+    assert game is not None and game.is_over
+    assert len(d.flags()) == 1 and d.played == len(game.setup.turn_plan)
 
 
 def test_players_wait_for_the_operator_however_long_it_takes(log: GameLog) -> None:
