@@ -267,6 +267,31 @@ def test_a_misread_the_camera_accepted_is_undone_and_corrected_by_the_demo(
     assert d.flags() == []
 
 
+def test_a_view_the_camera_cannot_read_is_not_taken_for_the_operator_undoing(
+    log: GameLog,
+) -> None:
+    d = demo(log, mistakes_at=())
+    d.until(lambda: d.played >= 2)
+    game = d.session.game
+    move = None
+    while move is None:
+        move = d.players.step(d.now_s)
+        d.now_s += 1.0
+    assert game is not None
+    new = [
+        i for i, (a, b) in enumerate(zip(game.state.cells, move.board.cells, strict=True)) if a != b
+    ]
+    d.session.feed(Reading(with_cells(move.board, {new[0]: "?"})))  # a hand hides a fish
+    d.session.drain()
+    assert d.session.snapshot()["unreadable_cells"] == [new[0]]
+    for _ in range(20):
+        assert d.step() is None  # still waiting for the table to read their move
+    d.session.feed(Reading(move.board))
+    d.session.drain()
+    d.until(lambda: d.played >= 6)
+    assert d.flags() == [] and "take back" not in [m.why for m in d.moves]
+
+
 def test_the_players_keep_their_pace(log: GameLog) -> None:
     d = demo(log, pace_s=3.0, mistakes_at=())
     assert d.players.step(0.0) is None  # the players sit down at an empty board

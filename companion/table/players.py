@@ -205,8 +205,12 @@ class SimulatedPlayers:
 
 
 def _last_reading_seq(history: History | None) -> int:
+    """The sequence number of the table's last readable reading: one with unreadable cells
+    (say, a hand resting over the board) is held by the table, not judged."""
     reading = history.last_reading if history is not None else None
-    return reading.seq if reading is not None else 0
+    if reading is None or not BoardState.from_dict(reading.board).is_certain:
+        return 0
+    return reading.seq
 
 
 def legal_move(game: Game, rng: random.Random) -> BoardState | None:
