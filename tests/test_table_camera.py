@@ -13,12 +13,14 @@ import pytest
 
 from companion.boards import load_profile
 from companion.table.camera import CameraReadings
+from companion.table.config import demo_config
 from companion.table.fakes import RecordingLights
 from companion.table.log import EventKind, GameLog
 from companion.table.players import PlayersPlan, SimulatedPlayers
-from companion.table.runner import DEFAULT_GAME, new_game_from
+from companion.table.runner import DEFAULT_GAME, Table, new_game_from
 from companion.table.session import NewGame, TableSession
 from companion.table.simcam import SimulatedPlayersCamera
+from companion.web.config import WebConfig
 
 CLEAN = PlayersPlan(pace_s=0.0, patience_s=None, mistakes_at=())
 
@@ -105,3 +107,20 @@ def test_a_hand_over_the_board_gives_no_reading(session: TableSession) -> None:
     assert None in items[1:-1]  # then the hand: no reading until the board is still again
     assert items[-1] is not None and items[-1].state == players.board
     assert items[-1].jpeg is not None
+
+
+def test_a_hand_over_the_board_is_never_judged_as_a_move(tmp_path: Path) -> None:
+    """With this seed a resting hand once looked like a still board with a stray red fish:
+    the table held it as unreadable, then flagged it as a tile in the wrong vat."""
+    demo = demo_config(tmp_path, port=0, seed=5, pace_s=1.0, patience_s=None, mistakes_at=())
+    table = Table.open(demo, lights=RecordingLights(), web=WebConfig("pin-1234", "k")).start()
+    try:
+        with table.session.hub.subscribe() as sub:
+            while (update := sub.get(30.0)) is not None and update.get("turns_played", 0) < 5:
+                pass
+    finally:
+        table.close()
+    assert update is not None and update["turns_played"] == 5
+    with GameLog(demo.log_path) as log:
+        outcomes = [e.payload["outcome"] for e in log.events() if e.kind is EventKind.VERDICT]
+    assert outcomes == ["accept"] * 5

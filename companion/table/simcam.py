@@ -3,8 +3,10 @@ board as they left it.
 
 Each change is rendered before it is shown (rendering a frame takes far longer than a real
 camera exposure), so the moment the hand leaves is exact and :attr:`hand_left_s` can time
-how long the table takes to show the change.  A new game on another board swaps the board
-under the camera; ``on_board`` tells the reader.
+how long the table takes to show the change.  A real hand never rests still over the board;
+the rendered one comes and goes from frame to frame, so the stability gate sees it move
+instead of taking a still picture of a hand for a reading.  A new game on another board
+swaps the board under the camera; ``on_board`` tells the reader.
 """
 
 from __future__ import annotations
@@ -46,10 +48,12 @@ class SimulatedPlayersCamera:
         self._camera.state, self._camera.hand = state, hand
         return self._camera.frame()
 
-    def _show(self, frame: Frame, duration_s: float) -> Iterator[Frame]:
+    def _moving_hand(self, over: Frame, bare: Frame, duration_s: float) -> Iterator[Frame]:
         end = time.monotonic() + duration_s
+        hand = True
         while not self._closed.is_set() and time.monotonic() < end:
-            yield frame
+            yield over if hand else bare
+            hand = not hand
             self._closed.wait(self._period_s)
 
     def frames(self) -> Iterator[Frame]:
@@ -63,8 +67,9 @@ class SimulatedPlayersCamera:
                     self._camera = SyntheticCamera(move.profile, BoardState(), seed=self._seed)
                     if self.on_board is not None:
                         self.on_board(move.profile)
+                before = frame
                 shown, frame = move.board, self._render(move.board, False)
-                yield from self._show(over, self._hand_s)
+                yield from self._moving_hand(over, before, self._hand_s)
                 self.hand_left_s[len(self.hand_left_s)] = time.monotonic()
             yield frame
             self._closed.wait(self._period_s)
