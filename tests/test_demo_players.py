@@ -242,10 +242,13 @@ def test_a_misread_is_corrected_by_the_demo_and_logged_as_the_demos(log: GameLog
     assert len(d.flags()) == 1
 
 
+@pytest.mark.parametrize("patience_s, after_s", [(5.0, 5.0), (None, 60.0)])
 def test_a_misread_the_camera_accepted_is_undone_and_corrected_by_the_demo(
-    log: GameLog,
+    log: GameLog, patience_s: float | None, after_s: float
 ) -> None:
-    d = demo(log, patience_s=5.0, mistakes_at=())
+    """Even players who wait for the operator: a misread taken for a legal move raises no
+    flag, so the operator would never hear of it."""
+    d = demo(log, patience_s=patience_s, mistakes_at=())
     d.until(lambda: d.played >= 2)
     game = d.session.game
     move = None
@@ -258,7 +261,9 @@ def test_a_misread_the_camera_accepted_is_undone_and_corrected_by_the_demo(
     d.session.feed(Reading(other))  # read as another legal move
     d.session.drain()
     assert d.played == 3 and d.session.state is TableState.PLAYING
+    misread_at = d.now_s
     d.until(lambda: d.session.history is not None and d.session.history.steps[-1].by == "demo")
+    assert d.now_s - misread_at >= after_s
     history = d.session.history
     assert history is not None and history.boards[-1] == move.board.to_dict()
     kinds = [(e.kind, e.payload.get("by")) for e in log.events() if e.payload.get("by") == "demo"]

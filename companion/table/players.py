@@ -9,7 +9,8 @@ colour in the right slot, so a game where the operator accepts it plays on legal
 When the table flags a move they either wait for the operator (``patience_s=None``) or,
 after ``patience_s``, settle it themselves: they fix their own mistake on the board, or tell
 the table what is really there when the camera misread it (logged as the demo's
-correction, never as the operator's).
+correction, never as the operator's).  A misread that raised no flag is put right even
+when they wait for the operator, who would never hear of it.
 
 Everything is decided in :meth:`SimulatedPlayers.step`, called with the time, so tests drive
 a game step by step and the camera or reading source only shows the boards it returns.
@@ -82,7 +83,6 @@ class SimulatedPlayers:
         self._stuck_turn: int | None = None  # a turn with no legal move, already reported
         self._wait_key: Hashable = None
         self._wait_since_s = 0.0
-        self.interventions = 0  # corrections the demo made at the table itself
 
     def step(self, now_s: float) -> Move | None:
         """Looks at the table and acts: the new board if the players changed it."""
@@ -90,11 +90,11 @@ class SimulatedPlayers:
         if history is None or game is None:
             return None
         if history.game != self._game_id:
-            return self._start(history.game, game)
+            return self._start(history, game)
         if history.ended is not None or game.is_over:
             return None
         if self._pending(history, game):
-            if self._waited(("pending", self._moves), self.plan.patience_s, now_s):
+            if self._waited(("pending", self._moves), self._unseen_patience_s, now_s):
                 self._tell_the_table(history)
             return None
         flag = history.flag
@@ -102,39 +102,45 @@ class SimulatedPlayers:
             if game.state == self.board:
                 self._intended = None
                 if self._waited(("play", self._moves), self.plan.pace_s, now_s):
-                    return self._play(game)
+                    return self._play(game, history)
                 return None
             if self._misread_accepted(history):
-                if self._waited(("misread", self._moves), self.plan.patience_s, now_s):
+                if self._waited(("misread", self._moves), self._unseen_patience_s, now_s):
                     self._tell_the_table(history)
                 return None
             self._intended = None  # the operator rejected, undid or corrected: follow
             why = "follow" if self._adds_pieces(game.state) else "take back"
-            return self._put(game.state, why, game)
+            return self._put(game.state, why, game, history)
         if not self._waited(("flag", flag.reading.seq, self._moves), self.plan.patience_s, now_s):
             return None
         if BoardState.from_dict(flag.reading.board) == self.board:  # their own move: fix it
             target = self._intended if self._intended is not None else game.state
             self._intended = None
-            return self._put(target, "fix", game)
+            return self._put(target, "fix", game, history)
         self._operate("correct", board=self.board.to_dict())  # the camera misread the board
         return None
 
+    @property
+    def _unseen_patience_s(self) -> float:
+        """How long before the demo puts right a misread that raised no flag (an operator
+        waiting for flags would never hear of it)."""
+        return DEFAULT_PATIENCE_S if self.plan.patience_s is None else self.plan.patience_s
+
     # -- what the players do -------------------------------------------------------------
 
-    def _start(self, game_id: int, game: Game) -> Move | None:
+    def _start(self, history: History, game: Game) -> Move | None:
         """A new game (or the one the table resumed): the board is laid out as the table has it."""
         same_board = self.profile is None or self.profile.name == game.board.name
-        self._game_id, self.profile = game_id, game.board
+        self._game_id, self.profile = history.game, game.board
         self._placed = self._intended = None
         self._mistakes_made = set()
         self._wait_key = None
         if game.state == self.board and same_board:
             return None
         why = "clear" if game.state == BoardState() else "follow"
-        return self._put(game.state, why, game)
+        return self._put(game.state, why, game, history)
 
-    def _play(self, game: Game) -> Move | None:
+    def _play(self, game: Game, history: History) -> Move | None:
         turn = game.turn
         assert turn is not None
         legal = legal_move(game, self._rng)
@@ -149,14 +155,13 @@ class SimulatedPlayers:
         if turn.number in self.plan.mistakes_at and turn.number not in self._mistakes_made:
             self._mistakes_made.add(turn.number)
             self._intended = legal
-            return self._put(wrong_tile(game, legal, self._rng), "mistake", game)
-        return self._put(legal, "play", game)
+            return self._put(wrong_tile(game, legal, self._rng), "mistake", game, history)
+        return self._put(legal, "play", game, history)
 
-    def _put(self, board: BoardState, why: str, game: Game) -> Move:
-        history, _ = self._table.position()
+    def _put(self, board: BoardState, why: str, game: Game, history: History) -> Move:
         self.board = board
         self._placed = board if board != game.state else None
-        self._placed_steps = len(history.steps) if history is not None else 0
+        self._placed_steps = len(history.steps)
         self._placed_after_seq = _last_reading_seq(history)
         self._moves += 1
         return Move(board, why, game.board)
@@ -199,7 +204,6 @@ class SimulatedPlayers:
         self._wait_key = None  # a failed attempt is retried only after patience again
         try:
             self._table.operate(kind, by=DEMO_AUTHOR, **args)
-            self.interventions += 1
         except CompanionError as exc:
             print(f"demo players: could not {kind} at the table: {exc}", file=sys.stderr)
 
