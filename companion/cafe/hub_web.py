@@ -11,12 +11,14 @@ from flask import Flask, Response, jsonify, render_template, stream_with_context
 
 from companion.cafe.room import Room
 from companion.web.headers import send_security_headers
+from companion.web.validate import limit_request_size
 
 
 @dataclass(frozen=True)
 class HubWebConfig:
     heartbeat_s: float = 15.0
     title: str = "Tables"
+    max_body_bytes: int = 16 * 1024  # the hub only serves GETs: any body is noise
 
 
 def sse(event: str, data: Any) -> str:
@@ -28,6 +30,7 @@ def create_hub_app(room: Room, config: HubWebConfig | None = None) -> Flask:
     config = config or HubWebConfig()
     app = Flask(__name__)
     app.extensions["companion_room"] = room
+    limit_request_size(app, config.max_body_bytes)
 
     @app.get("/")
     def index() -> str:

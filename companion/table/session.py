@@ -34,6 +34,7 @@ from companion.games.garum import (
     Variant,
     Verdict,
     ViolationCode,
+    impossible_board,
 )
 from companion.games.garum.state import BoardState
 from companion.table.evidence import acknowledge, evidence_view, unacknowledged
@@ -501,6 +502,9 @@ class TableSession:
         state = BoardState.from_dict(board, path="board")
         if not state.is_certain:
             raise InputError("a correction cannot contain unreadable '?' cells", field="board")
+        impossible = impossible_board(self._game.board, state)
+        if impossible is not None:
+            raise InputError(impossible, field="board")
         if state == self._game.state:
             self._append(EventKind.DISMISSED, {"by": by})
             return "dismissed"

@@ -7,12 +7,14 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
+from companion.boards.profile import load_profile
 from companion.errors import InputError
 from companion.table.hub import Hub
 from companion.table.session import NewGame
 from companion.table.view import viewer_view
 from companion.web.auth import is_operator, operator_required
 from companion.web.services import services
+from companion.web.validate import whole_number
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -72,6 +74,12 @@ def _body() -> dict[str, Any]:
     return data
 
 
+def _board_vats() -> tuple[int, ...]:
+    """The vat numbers of the board in play (the default board before a game starts)."""
+    setup = services().table.snapshot().get("setup")
+    return load_profile(setup["board"] if setup else "troia").vats
+
+
 def perform(action: str, data: dict[str, Any]) -> Any:
     """Runs one operator action; shared by the JSON API and the dashboard's forms."""
     table = services().table
@@ -82,11 +90,8 @@ def perform(action: str, data: dict[str, Any]) -> Any:
             raise InputError("missing the corrected board state", field="board")
         return table.operate("correct", board=data["board"])
     if action == "choose_vat":
-        vat = data.get("vat")
-        try:
-            vat = int(vat)  # type: ignore[arg-type]
-        except (TypeError, ValueError):
-            raise InputError("expected a vat number", field="vat") from None
+        vats = _board_vats()
+        vat = whole_number(data.get("vat"), field="vat", low=min(vats), high=max(vats))
         return table.operate("choose_vat", vat=vat)
     if action in ("accept", "undo", "end", "acknowledge"):
         return table.operate(action)

@@ -10,12 +10,13 @@ from werkzeug.exceptions import HTTPException
 
 from companion.errors import CompanionError, InputError
 from companion.web.api import bp as api_bp
-from companion.web.auth import LoginThrottle, csrf_token, is_operator
+from companion.web.auth import LoginThrottle, OperatorSessions, csrf_token, is_operator
 from companion.web.config import WebConfig
 from companion.web.headers import send_security_headers
 from companion.web.ides import bp as ides_bp
 from companion.web.pages import bp as pages_bp
 from companion.web.services import Services
+from companion.web.validate import BoundedJSONProvider, limit_request_size
 
 
 def create_app(config: WebConfig | None = None, services: Services | None = None) -> Flask:
@@ -29,8 +30,11 @@ def create_app(config: WebConfig | None = None, services: Services | None = None
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Strict",
     )
+    app.json = BoundedJSONProvider(app)
+    limit_request_size(app, config.max_body_bytes)
     app.extensions["companion"] = services
     app.extensions["companion_login"] = LoginThrottle()
+    app.extensions["companion_sessions"] = OperatorSessions()
     app.extensions["companion_partials"] = {}  # (page, version) -> viewers' HTML
 
     app.register_blueprint(api_bp)

@@ -8,9 +8,10 @@ from flask import Flask
 
 
 def send_security_headers(app: Flask, headers: dict[str, str]) -> None:
-    """Adds ``nosniff`` and ``headers`` (a content security policy, framing rules) to every
-    response that does not set them itself."""
-    wanted = {"X-Content-Type-Options": "nosniff", **headers}
+    """Adds ``nosniff``, ``no-referrer`` (a link followed to another site does not tell it
+    the table's address) and ``headers`` (a content security policy, framing rules) to
+    every response that does not set them itself."""
+    wanted = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", **headers}
 
     @app.after_request
     def _headers(response: Any) -> Any:

@@ -8,7 +8,6 @@ stream, ``/api/ides/events``.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from flask import (
@@ -23,6 +22,7 @@ from flask import (
     url_for,
 )
 
+from companion.bounded_json import loads_bounded
 from companion.errors import CompanionError, InputError
 from companion.games.ides import DiceMode, IllegalAction, action_from_dict, action_to_dict
 from companion.table.ides_session import IdesTable
@@ -142,8 +142,8 @@ def act_form() -> Any:
     table = _table()
     raw = request.form.get("choice", "")
     try:
-        action = action_from_dict(json.loads(raw), path="choice")
-    except (ValueError, InputError) as exc:
+        action = action_from_dict(loads_bounded(raw, source="choice"), path="choice")
+    except InputError as exc:
         flash(f"That choice could not be read: {exc}")
         return redirect(url_for("ides.page"))
     try:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import json
 from dataclasses import replace
 from typing import Any
 
@@ -17,11 +16,11 @@ from flask import (
     redirect,
     render_template,
     request,
-    session,
     url_for,
 )
 
 from companion.boards.profile import BoardProfile, load_profile
+from companion.bounded_json import loads_bounded
 from companion.errors import CompanionError
 from companion.games.garum.rules import COLOUR_NAMES
 from companion.table.history import fold
@@ -30,9 +29,10 @@ from companion.table.ports import LightStatus, TableLights
 from companion.table.replay import export_lines, game_at
 from companion.table.view import table_view, viewer_view
 from companion.web.api import caller_view, perform
-from companion.web.auth import csrf_required, is_operator, log_in, operator_required
+from companion.web.auth import csrf_required, is_operator, log_in, log_out, operator_required
 from companion.web.board_svg import board_svg
 from companion.web.services import services
+from companion.web.validate import SQLITE_MAX_INTEGER
 
 bp = Blueprint("pages", __name__)
 
@@ -124,7 +124,7 @@ def login() -> Any:
 @bp.post("/logout")
 @csrf_required
 def logout() -> Any:
-    session.clear()
+    log_out()
     return redirect(url_for("pages.table"))
 
 
@@ -158,16 +158,13 @@ def _form_new_game() -> dict[str, Any]:
 @operator_required
 def operator_form(action: str) -> Any:
     """The dashboard's buttons; errors come back as a message on the page."""
-    if action == "new_game":
-        data = _form_new_game()
-    elif action == "correct":
-        try:
-            data = {"board": json.loads(request.form.get("board", ""))}
-        except ValueError:
-            data = {"board": None}
-    else:
-        data = dict(request.form)
     try:
+        if action == "new_game":
+            data = _form_new_game()
+        elif action == "correct":
+            data = {"board": loads_bounded(request.form.get("board", ""), source="board")}
+        else:
+            data = dict(request.form)
         perform(action, data)
     except CompanionError as exc:
         flash(str(exc))
@@ -187,7 +184,7 @@ def history() -> str:
     return render_template("history.html", games=games[::-1], verification=log.verify())
 
 
-@bp.get("/history/<int:game>")
+@bp.get(f"/history/<int(max={SQLITE_MAX_INTEGER}):game>")
 def replay(game: int) -> str:
     log = services().log
     events = list(log.events(game))
@@ -220,7 +217,7 @@ def replay(game: int) -> str:
     )
 
 
-@bp.get("/history/<int:game>/record.jsonl")
+@bp.get(f"/history/<int(max={SQLITE_MAX_INTEGER}):game>/record.jsonl")
 def export(game: int) -> Response:
     """The game as a game record (JSON Lines), for `companion check` or another table."""
     events = list(services().log.events(game))

@@ -25,6 +25,7 @@ from companion.games.garum.setup import (
 )
 from companion.games.garum.simulate import random_setup, simulate_game
 from companion.games.garum.state import BoardState
+from companion.games.garum.supply import impossible_board
 from companion.games.garum.tiles import legal_faces, tile_owner
 from companion.games.garum.violations import Verdict, Violation, ViolationCode
 
@@ -48,6 +49,7 @@ __all__ = [
     "Violation",
     "ViolationCode",
     "draw_aureus",
+    "impossible_board",
     "legal_faces",
     "line_name",
     "line_points",
