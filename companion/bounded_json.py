@@ -92,11 +92,8 @@ def loads_bounded(data: str | bytes, *, source: str, max_depth: int = MAX_JSON_D
             raise InputError("not UTF-8 text", source=source) from None
     else:
         text = data
-    depth = nesting_depth(text)
-    if depth > max_depth:
-        raise InputError(
-            f"JSON nested {depth} levels deep; at most {max_depth} are allowed", source=source
-        )
+    if nesting_depth(text) > max_depth:
+        raise InputError(f"JSON nested more than {max_depth} levels deep", source=source)
     try:
         return loads(text)
     except JsonInputError as exc:

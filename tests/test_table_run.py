@@ -22,10 +22,11 @@ from companion.table.chain_key import default_key_path, load_or_create_key
 from companion.table.config import demo_config, load_config
 from companion.table.fakes import RecordingLights
 from companion.table.led import LinkLights
-from companion.table.log import ChainStatus, GameLog
+from companion.table.log import ChainStatus, EventKind, GameLog
 from companion.table.runner import Table
 from companion.web.config import WebConfig
 
+DEMO_SEATS = [{"name": "Ana", "colours": ["B", "G"]}, {"name": "Ben", "colours": ["Y", "R"]}]
 CONFIG = """
 data_dir = "data"
 [web]
@@ -118,7 +119,7 @@ def test_the_command_reports_bad_files_in_one_line(tmp_path: Path) -> None:
 
 
 def test_simulated_players_make_a_mistake_that_is_flagged_then_play_on(tmp_path: Path) -> None:
-    demo = demo_config(tmp_path / "data", port=0, seed=3, interval_s=0.01)
+    demo = demo_config(tmp_path / "data", port=0, seed=3, pace_s=0.01, patience_s=0.3)
     config = replace(demo, camera=replace(demo.camera, kind="simulated"))
     table = Table.open(config, lights=RecordingLights(), web=WebConfig("pin-1234", "k")).start()
     outcomes = []
@@ -132,6 +133,59 @@ def test_simulated_players_make_a_mistake_that_is_flagged_then_play_on(tmp_path:
         table.close()
     assert outcomes and set(outcomes) == {"dispute"}
     assert update is not None and update["turns_played"] >= 8
+
+
+def _post(url: str, action: str, body: dict[str, object] | None = None) -> dict[str, object]:
+    request = urllib.request.Request(
+        f"{url}/api/{action}",
+        data=json.dumps(body or {}).encode(),
+        headers={"X-Companion-Token": "pin-1234", "Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=20) as response:
+        answer: dict[str, object] = json.loads(response.read())
+    return answer
+
+
+def _flags(log: GameLog, game: int) -> int:
+    return sum(
+        1
+        for e in log.events(game)
+        if e.kind is EventKind.VERDICT and e.payload["outcome"] in ("dispute", "desync")
+    )
+
+
+def test_the_demo_table_follows_the_operator_over_http(tmp_path: Path) -> None:
+    """The served demo table: the operator accepts the players' flagged move, later starts a
+    new game; the players play on from each without another flag."""
+    demo = demo_config(tmp_path / "data", port=0, seed=5, pace_s=0.01, patience_s=None)
+    config = replace(demo, camera=replace(demo.camera, kind="simulated"))
+    table = Table.open(config, lights=RecordingLights(), web=WebConfig("pin-1234", "k")).start()
+    url = table.server.url
+    try:
+        with table.session.hub.subscribe() as sub:
+            while (update := sub.get(10.0)) is not None and not update["flag"]:
+                pass
+            assert update is not None and update["turn"]["number"] == 5  # the planned mistake
+            assert _post(url, "accept")["result"] == "accepted"
+            while (update := sub.get(10.0)) is not None and update.get("turns_played", 0) < 20:
+                pass
+            assert update is not None and update["turns_played"] >= 20
+            first_game = update["game"]
+            assert _flags(table.log, first_game) == 1
+            body = {"board": "troia", "variant": "standard", "seats": DEMO_SEATS}
+            answer = _post(url, "new_game", body)
+            state = answer["state"]
+            assert isinstance(state, dict) and state["turn"]["number"] == 1
+            while (update := sub.get(10.0)) is not None and update.get("turns_played", 0) < 4:
+                pass
+            assert update is not None and update["turns_played"] == 4
+            assert update["game"] != first_game and _flags(table.log, update["game"]) == 0
+    finally:
+        table.close()
+    with GameLog(config.log_path) as log:
+        authors = {e.payload["by"] for e in log.events() if "by" in e.payload}
+    assert authors == {"camera", "operator"}  # the operator's accept; the rest was seen
 
 
 def test_the_led_device_follows_the_table(tmp_path: Path) -> None:

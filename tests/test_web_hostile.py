@@ -166,7 +166,7 @@ def test_deep_json_is_a_clear_400_on_every_json_endpoint(tmp_path: Path) -> None
             path, data=deep, headers={**HEADERS, "Content-Type": "application/json"}
         )
         assert response.status_code == 400, path
-        assert "nested 20000 levels deep" in response.get_json()["error"], path
+        assert "nested more than 32 levels deep" in response.get_json()["error"], path
     ides.close()
     ides_log.close()
     garum.close()
@@ -195,7 +195,8 @@ def test_a_vat_must_be_a_whole_number_of_the_board(app: Flask, body: str) -> Non
     )
     assert response.status_code == 400
     error = response.get_json()["error"]
-    assert "whole number 1-16" in error or "too large" in error or "not a number" in error
+    reasons = ("whole number 1-16", "too large", "not a JSON number", "digits (at most")
+    assert any(reason in error for reason in reasons), error
     assert client.get("/api/state").get_json()["turn"]["vat"] is None  # nothing chosen
 
 

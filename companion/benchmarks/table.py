@@ -41,7 +41,7 @@ def _after(times: list[float], start: float) -> float | None:
 
 def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="companion-bench-table-") as tmp:
-        config = demo_config(Path(tmp), port=0, seed=args.seed)
+        config = demo_config(Path(tmp), port=0, seed=args.seed, mistakes_at=())  # every change read
         table = Table.open(config, lights=RecordingLights(), web=WebConfig("bench-pin", "k"))
         assert isinstance(table.readings, CameraReadings)
         camera = table.readings.source

@@ -19,6 +19,9 @@ from companion.games.garum.rules import COLOUR_NAMES
 from companion.games.garum.state import BoardState
 from companion.table import ides_demo
 from companion.table.config import demo_config
+from companion.table.players import DEFAULT_PACE_S, DEFAULT_PATIENCE_S, DEMO_MISTAKES
+
+TERMINAL_PACE_S = 0.05
 
 
 def register(subparsers: Any) -> None:
@@ -35,7 +38,37 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--players", type=int, choices=(2, 3, 4), default=4)
     parser.add_argument("--variant", choices=[v.value for v in Variant], default="standard")
     parser.add_argument("--seed", type=seed, help="replay the same game")
-    parser.add_argument("--delay", type=seconds, default=0.05, help="seconds between turns")
+    parser.add_argument(
+        "--pace",
+        "--delay",
+        dest="pace_s",
+        type=seconds,
+        metavar="SECONDS",
+        help=f"seconds the board stays still between turns (default {DEFAULT_PACE_S:g}; "
+        f"--terminal: {TERMINAL_PACE_S:g}); --delay is the old name",
+    )
+    parser.add_argument(
+        "--patience",
+        dest="patience_s",
+        type=seconds,
+        default=DEFAULT_PATIENCE_S,
+        metavar="SECONDS",
+        help="Garum: the simulated players settle a flagged move themselves after this long "
+        f"(default {DEFAULT_PATIENCE_S:g})",
+    )
+    parser.add_argument(
+        "--wait-for-operator",
+        action="store_true",
+        help="Garum: the simulated players never settle a flag; they wait for the operator",
+    )
+    parser.add_argument(
+        "--mistakes",
+        type=_turns,
+        default=DEMO_MISTAKES,
+        metavar="TURNS",
+        help="Garum: turns at which a player takes a tile of the wrong colour, e.g. 5,30 "
+        f"(default {','.join(map(str, DEMO_MISTAKES))}; 'none' for a clean game)",
+    )
     parser.add_argument("--game", choices=("garum", "ides"), default="garum")
     parser.add_argument(
         "--data", default="companion-data", metavar="FOLDER", help="Garum: the game log's folder"
@@ -54,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
     if args.game == "ides":
         return ides_demo.run(args)
     if args.mqtt or args.table:  # café hook: the game played by a real table, published
+        args.delay = TERMINAL_PACE_S if args.pace_s is None else args.pace_s  # its own name
         from companion.cafe.demo import play_published_demo
 
         return play_published_demo(args)
@@ -67,9 +101,20 @@ def run(args: argparse.Namespace) -> int:
             "ghost": drawn.ghost,
             "first_seat": drawn.first_seat,
         }
-        config = demo_config(Path(args.data), port=args.port, seed=args.seed, game=seating)
+        pace_s = DEFAULT_PACE_S if args.pace_s is None else args.pace_s
+        patience_s = None if args.wait_for_operator else args.patience_s
+        config = demo_config(
+            Path(args.data),
+            port=args.port,
+            seed=args.seed,
+            pace_s=pace_s,
+            patience_s=patience_s,
+            mistakes_at=args.mistakes,
+            game=seating,
+        )
         config = replace(config, host=args.host)
-        return serve(config, narrate=True, fresh=True)
+        intro = players_note(args.mistakes, patience_s)
+        return serve(config, narrate=True, fresh=True, intro=intro)
     rng = random.Random(args.seed)
     board = load_profile(args.board)
     setup = random_setup(board, args.players, args.variant, rng)
@@ -100,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
             parts.append(f"(bonus +{gained})")
         status = "ok" if verdict.legal else ", ".join(verdict.codes)
         print(" ".join(parts) + f"  [{status}]")
-        time.sleep(max(args.delay, 0))
+        time.sleep(TERMINAL_PACE_S if args.pace_s is None else args.pace_s)
     print()
     print(render_board(game.state))
     print()
@@ -112,6 +157,34 @@ def run(args: argparse.Namespace) -> int:
         )
     )
     return 0
+
+
+def players_note(mistakes: tuple[int, ...], patience_s: float | None) -> str:
+    """What the simulated players will do, so a newcomer knows when to try the buttons."""
+    if mistakes:
+        turns = ", ".join(map(str, mistakes))
+        wrong = f"a player takes a tile of the wrong colour at turn {turns} (of every game)"
+    else:
+        wrong = "the players make no mistakes"
+    if patience_s is None:
+        settle = "they wait for you to accept, correct or undo it"
+    else:
+        settle = f"they fix it themselves after {patience_s:g} s unless you act first"
+    return f"demo: {wrong}; {settle}"
+
+
+def _turns(text: str) -> tuple[int, ...]:
+    if text.strip().lower() == "none":
+        return ()
+    try:
+        turns = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected turn numbers separated by commas (e.g. 5,30) or 'none', not {text!r}"
+        ) from None
+    if any(turn < 1 for turn in turns):
+        raise argparse.ArgumentTypeError(f"turn numbers start at 1, not {text!r}")
+    return turns
 
 
 def render_board(state: BoardState) -> str:

@@ -63,10 +63,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def serve(
-    config: TableConfig, cafe: Any = None, *, narrate: bool = False, fresh: bool = False
+    config: TableConfig,
+    cafe: Any = None,
+    *,
+    narrate: bool = False,
+    fresh: bool = False,
+    intro: str | None = None,
 ) -> int:
     """Runs the table until Ctrl-C or SIGTERM; ``narrate`` prints each change, ``fresh``
-    starts a new game even if the log holds one in play."""
+    starts a new game even if the log holds one in play, ``intro`` is printed once it is up."""
     web = WebConfig.from_env(token_file=config.token_file)
     table = Table.open(config, web=web, fresh=fresh).start()
     dashboard = f"{(web.public_url or table.server.url).rstrip('/')}/"
@@ -74,6 +79,8 @@ def serve(
     print(f"dashboard: {table.server.url}/  (TV: /tv, phone: /phone)", flush=True)
     print(f"operator token: {web.token_note()}", flush=True)
     print(f"game log: {config.log_path}", flush=True)
+    if intro:
+        print(intro, flush=True)
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
     try:

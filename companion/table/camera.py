@@ -33,7 +33,9 @@ class CameraReadings:
     ) -> None:
         self._source = source
         self._reader = BoardReader(profile)
+        self._still_s = still_s
         self._gate = StabilityGate(still_s=still_s)
+        self._next_board: BoardProfile | None = None
         self._period_s = 1.0 / max_fps
         self._clock = clock
         self._closed = False
@@ -43,6 +45,10 @@ class CameraReadings:
         for frame in self._source.frames():
             if self._closed:
                 return
+            if self._next_board is not None:
+                self._reader = BoardReader(self._next_board)
+                self._gate = StabilityGate(still_s=self._still_s)
+                self._next_board = None
             seen = self._reader.read(frame)
             accepted = self._gate.update(frame, seen, self._clock())
             if accepted is not None:
@@ -56,6 +62,10 @@ class CameraReadings:
                 time.sleep(pause)
             else:
                 next_s = self._clock()
+
+    def use_board(self, profile: BoardProfile) -> None:
+        """Reads another board from the next frame on (a new game on another board)."""
+        self._next_board = profile
 
     @property
     def source(self) -> FrameSource:

@@ -19,6 +19,7 @@ from typing import Any
 from companion.errors import InputError
 from companion.input_files import read_text
 from companion.table.chain_key import default_key_path
+from companion.table.players import DEFAULT_PACE_S, DEFAULT_PATIENCE_S, DEMO_MISTAKES
 
 CAMERA_KINDS = ("none", "record", "simulated", "synthetic", "opencv", "picamera")
 LIGHT_KINDS = ("none", "print", "serial", "emulated")
@@ -192,13 +193,20 @@ def demo_config(
     *,
     port: int = 5000,
     seed: int | None = None,
-    interval_s: float = 2.0,
+    pace_s: float = DEFAULT_PACE_S,
+    patience_s: float | None = DEFAULT_PATIENCE_S,
+    mistakes_at: tuple[int, ...] = DEMO_MISTAKES,
     game: dict[str, Any] | None = None,
 ) -> TableConfig:
-    """A table watched by the synthetic camera (simulated players, hands over the board, one
-    misplaced tile that is flagged) with the emulated LED device (the real firmware code
-    behind a pseudo-terminal)."""
-    options: dict[str, Any] = {"interval_s": interval_s, "mistakes_at": [5, 14, 27]}
+    """A table watched by the synthetic camera (simulated players who follow the operator,
+    hands over the board, a wrong tile now and then) with the emulated LED device (the real
+    firmware code behind a pseudo-terminal); ``patience_s=None``: the players wait for the
+    operator to settle every flag."""
+    options: dict[str, Any] = {"interval_s": pace_s, "mistakes_at": list(mistakes_at)}
+    if patience_s is None:
+        options["wait_for_operator"] = True
+    else:
+        options["patience_s"] = patience_s
     if seed is not None:
         options["seed"] = seed
     return TableConfig(

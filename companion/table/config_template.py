@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from companion.table.config import BUTTON_KINDS, CAMERA_KINDS, LIGHT_KINDS
+from companion.table.players import DEFAULT_PATIENCE_S, DEMO_MISTAKES
 
 
 @dataclass(frozen=True)
@@ -55,9 +56,22 @@ CAMERA_OPTIONS = (
     ),
     Option(
         "mistakes_at",
-        [4],
+        list(DEMO_MISTAKES),
         ("simulated", "synthetic"),
-        "turns at which a simulated player misplaces a tile, to show a flag",
+        "turns at which a simulated player takes a tile of the wrong colour, to show a flag",
+    ),
+    Option(
+        "patience_s",
+        DEFAULT_PATIENCE_S,
+        ("simulated", "synthetic"),
+        "seconds the simulated players leave a flagged move to the operator before they "
+        "settle it themselves",
+    ),
+    Option(
+        "wait_for_operator",
+        False,
+        ("simulated", "synthetic"),
+        "true: the simulated players wait for the operator to settle every flag",
     ),
 )
 LIGHT_OPTIONS = (

@@ -7,7 +7,6 @@ adding a backend is one more case in :func:`make_readings`, :func:`make_lights` 
 
 from __future__ import annotations
 
-import functools
 import random
 import sys
 import threading
@@ -27,16 +26,22 @@ from companion.table.device_buttons import DeviceButtons
 from companion.table.frames import render_jpeg
 from companion.table.led import LinkLights
 from companion.table.log import GameLog
+from companion.table.players import (
+    DEFAULT_PACE_S,
+    DEFAULT_PATIENCE_S,
+    PlayersPlan,
+    SimulatedPlayers,
+    WatchedTable,
+)
 from companion.table.ports import (
     ButtonSource,
     LightsSink,
     ReadingSource,
     TableLights,
 )
-from companion.table.referee import DemoReferee
 from companion.table.session import NewGame, TableSession, TableState, make_setup
 from companion.table.simcam import SimulatedPlayersCamera
-from companion.table.sources import RecordReadings, simulated_players
+from companion.table.sources import PlayersReadings, RecordReadings
 from companion.vision.sources import OpenCVCamera, PiCamera
 from companion.web import Services, create_app
 from companion.web.config import WebConfig
@@ -68,8 +73,11 @@ class NoLights:
         pass
 
 
-def make_readings(config: TableConfig) -> tuple[ReadingSource | None, NewGame | None]:
-    """The reading source, and the game it implies (a recorded game is replayed as set up)."""
+def make_readings(
+    config: TableConfig, table: WatchedTable
+) -> tuple[ReadingSource | None, NewGame | None]:
+    """The reading source, and the game it implies (a recorded game is replayed as set up);
+    simulated players watch ``table`` to follow its operator."""
     backend = config.camera
     if backend.kind == "record":
         path = config.path(_option(backend, "record", str, config, "camera"))
@@ -81,16 +89,17 @@ def make_readings(config: TableConfig) -> tuple[ReadingSource | None, NewGame | 
         request = new_game_from(config.game or DEFAULT_GAME, config.source)
         seed = backend.options.get("seed")
         setup = make_setup(request, load_profile, random.Random(seed))
-        mistakes = tuple(backend.options.get("mistakes_at", (4,)))
-        states = simulated_players(setup, random.Random(seed), mistakes_at=mistakes)
-        interval = float(backend.options.get("interval_s", 2.0))
+        plan = players_plan(config)
+        players = SimulatedPlayers(table, plan, random.Random(seed))
+        hand_s = min(1.0, plan.pace_s / 2)
         if backend.kind == "synthetic":
             camera = SimulatedPlayersCamera(
-                setup.board, states, seed=seed or 0, fps=20, hand_s=interval / 2, still_s=interval
+                setup.board, players, seed=seed or 0, fps=20, hand_s=hand_s
             )
-            return CameraReadings(camera, setup.board, still_s=0.2, max_fps=20), NewGame.of(setup)
-        frames = functools.partial(render_jpeg, setup.board)
-        return RecordReadings(states, interval_s=interval, frame=frames), NewGame.of(setup)
+            readings = CameraReadings(camera, setup.board, still_s=0.2, max_fps=20)
+            camera.on_board = readings.use_board
+            return readings, NewGame.of(setup)
+        return PlayersReadings(players, hand_s=hand_s, frame=render_jpeg), NewGame.of(setup)
     if backend.kind in ("opencv", "picamera"):
         name = str(backend.options.get("board", "troia"))
         board = load_profile(name if name in BUILTIN else config.path(name))
@@ -102,6 +111,35 @@ def make_readings(config: TableConfig) -> tuple[ReadingSource | None, NewGame | 
         )
         return CameraReadings(source, board, still_s=still_s), None
     return None, None
+
+
+def players_plan(config: TableConfig) -> PlayersPlan:
+    """The simulated players' pace, patience and planned mistakes, from ``[camera]``."""
+    options = config.camera.options
+    pace_s = _seconds(config, "interval_s", DEFAULT_PACE_S)
+    patience_s: float | None = _seconds(config, "patience_s", DEFAULT_PATIENCE_S)
+    waits = options.get("wait_for_operator", False)
+    if not isinstance(waits, bool):
+        raise InputError(
+            "expected true or false", source=config.source, field="camera.wait_for_operator"
+        )
+    mistakes = options.get("mistakes_at", list(PlayersPlan.mistakes_at))
+    if not isinstance(mistakes, list | tuple) or not all(
+        isinstance(m, int) and not isinstance(m, bool) and m > 0 for m in mistakes
+    ):
+        raise InputError(
+            "expected a list of turn numbers", source=config.source, field="camera.mistakes_at"
+        )
+    return PlayersPlan(pace_s, None if waits else patience_s, tuple(mistakes))
+
+
+def _seconds(config: TableConfig, key: str, default: float) -> float:
+    value = config.camera.options.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        raise InputError(
+            "expected a number of seconds, 0 or more", source=config.source, field=f"camera.{key}"
+        )
+    return float(value)
 
 
 def make_lights(config: TableConfig) -> LightsSink:
@@ -171,15 +209,19 @@ class Table:
         """``fresh`` starts the configured game even when the log holds one in play (a
         simulated camera always starts from an empty board)."""
         config.data_dir.mkdir(parents=True, exist_ok=True)
-        source, implied = make_readings(config)
         lights = lights or make_lights(config)
         log = open_table_log(config.log_path, config.key_file)
         session = TableSession(log, lights)
+        try:
+            source, implied = make_readings(config, session)
+        except BaseException:
+            if isinstance(lights, LinkLights):
+                lights.close()
+            log.close()
+            raise
         app = create_app(web or WebConfig.from_env(), Services(session, log))
         server = DashboardServer(app, config.host, config.port)
         table = cls(log, session, server, lights, readings or source, make_buttons(config))
-        if isinstance(source, CameraReadings) and isinstance(source.source, SimulatedPlayersCamera):
-            source.source.waiter = DemoReferee(session)  # simulated players wait for the table
         if session.state is TableState.TAMPERED:  # no new game until the operator has seen it
             v = session.verification
             print(

@@ -169,6 +169,7 @@ class TableSession:
         self._pumps: list[threading.Thread] = []
         self._shown: TableLights | None = None
         self._snapshot: dict[str, Any] = {}
+        self._published: tuple[History | None, Game | None] = (None, None)
         self.lights_error: str | None = None
         self.log_error: str | None = None
         self.source_error: str | None = None
@@ -210,6 +211,12 @@ class TableSession:
         """The latest published view of the table (the ``/api/state`` body)."""
         with self._lock:
             return self._snapshot
+
+    def position(self) -> tuple[History | None, Game | None]:
+        """The history and rules position as last published: read together, from any
+        thread, they always belong to the same moment (the attributes may be mid-change)."""
+        with self._lock:
+            return self._published
 
     def _resume(self) -> None:
         """Rebuilds the last game from the log, once the log has proved itself intact."""
@@ -334,14 +341,20 @@ class TableSession:
             n += 1
 
     def _handle(self, cmd: _Command) -> None:
+        """Runs one command; its caller hears the outcome once the snapshot shows it (an API
+        answer carrying the table's state never shows the state from before)."""
         try:
             result = getattr(self, f"_do_{cmd.kind}")(**cmd.args)
         except Exception as exc:
-            cmd.done.set_exception(exc)
+            try:
+                self._refresh()
+            finally:
+                cmd.done.set_exception(exc)
         else:
-            cmd.done.set_result(result)
-        finally:
-            self._refresh()
+            try:
+                self._refresh()
+            finally:
+                cmd.done.set_result(result)
 
     # -- readings --------------------------------------------------------------------------
 
@@ -484,8 +497,9 @@ class TableSession:
         )
         return "accepted"
 
-    def _do_correct(self, board: Mapping[str, Any]) -> str:
-        """The operator states the true board (a misread, or the move as it should be)."""
+    def _do_correct(self, board: Mapping[str, Any], by: str = "operator") -> str:
+        """The operator states the true board (a misread, or the move as it should be);
+        ``by`` names who did (the demo's simulated players correct misreads themselves)."""
         self._require(TableState.PLAYING, TableState.AWAITING_CORRECTION, TableState.DESYNC)
         assert self._game is not None
         state = BoardState.from_dict(board, path="board")
@@ -495,7 +509,7 @@ class TableSession:
         if impossible is not None:
             raise InputError(impossible, field="board")
         if state == self._game.state:
-            self._append(EventKind.DISMISSED, {"by": "operator"})
+            self._append(EventKind.DISMISSED, {"by": by})
             return "dismissed"
         photo = None
         if self._history is not None and self._history.flag is not None:
@@ -506,20 +520,20 @@ class TableSession:
             EventKind.VERDICT,
             verdict_payload(verdict, "correction", self._game.state, state),
         )
-        self._accept(state, photo, EventKind.CORRECTION, "operator")
+        self._accept(state, photo, EventKind.CORRECTION, by)
         return "corrected"
 
-    def _do_undo(self) -> str:
+    def _do_undo(self, by: str = "operator") -> str:
         """Dismisses a flagged move, or else takes back the last accepted turn."""
         self._require(TableState.PLAYING, TableState.AWAITING_CORRECTION, TableState.DESYNC)
         assert self._history is not None
         if self._history.flag is not None:
-            self._append(EventKind.DISMISSED, {"by": "operator"})
+            self._append(EventKind.DISMISSED, {"by": by})
             self._last_seen = None
             return "dismissed"
         if not self._history.steps:
             raise ActionError("nothing to undo: no turn has been accepted yet")
-        self._append(EventKind.UNDO, {"by": "operator"})
+        self._append(EventKind.UNDO, {"by": by})
         self._rebuild()
         self._last_seen = None
         return "undone"
@@ -605,6 +619,7 @@ class TableSession:
         )
         with self._lock:
             self._snapshot = view
+            self._published = (self._history, self._game)
         self.hub.publish(viewer_view(view))  # the live stream is open to everyone
 
     def _lights_now(self) -> TableLights:

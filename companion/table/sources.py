@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 
+from companion.boards.profile import BoardProfile
 from companion.games.garum import Game, GameSetup, simulate_game
 from companion.games.garum.state import BoardState
+from companion.table.players import SimulatedPlayers
 from companion.table.ports import Reading
 
 
@@ -35,6 +38,39 @@ class RecordReadings:
                 return
             yield Reading(state, self._frame(state) if self._frame else None)
         self._closed.wait()
+
+    def close(self) -> None:
+        self._closed.set()
+
+
+class PlayersReadings:
+    """The demo's simulated players seen without a camera: a hand over the board while they
+    change it, then the board they leave, as one stable reading."""
+
+    def __init__(
+        self,
+        players: SimulatedPlayers,
+        *,
+        hand_s: float = 1.0,
+        tick_s: float = 0.05,
+        frame: Callable[[BoardProfile, BoardState], bytes] | None = None,
+    ) -> None:
+        self._players = players
+        self._hand_s = hand_s
+        self._tick_s = tick_s
+        self._frame = frame
+        self._closed = threading.Event()
+
+    def readings(self) -> Iterator[Reading | None]:
+        while not self._closed.wait(self._tick_s):
+            move = self._players.step(time.monotonic())
+            if move is None:
+                continue
+            yield None  # a hand over the board
+            if self._closed.wait(self._hand_s):
+                return
+            jpeg = self._frame(move.profile, move.board) if self._frame else None
+            yield Reading(move.board, jpeg)
 
     def close(self) -> None:
         self._closed.set()
