@@ -38,10 +38,12 @@ class BrokerCheck:
         target: MqttTarget,
         settings: BrokerSettings,
         hub_factory: HubFactory = HubSubscriber,
+        current_s: float = CURRENT_S,
     ) -> None:
         self.target = target
         self.settings = settings
         self.hub_factory = hub_factory
+        self.current_s = current_s
         self.client_id = f"companion-fuzz-hub-{os.getpid()}"
         self._sentinels = 0
 
@@ -108,14 +110,14 @@ class BrokerCheck:
             tally.found(HUB_STALE, f"a real table's message never showed {when}", "")
 
     def _sentinel_arrives(self, room: Room, sender: Any) -> bool:
-        """A real table's first event and state: shown on the hub within ``CURRENT_S``?"""
+        """A real table's first event and state: shown on the hub within ``current_s``?"""
         self._sentinels += 1
         table = f"fuzz-alive-{os.getpid()}-{self._sentinels}"
         step = self.target.steps[0]
         state = {**step.state, "table": table}
         sender.publish(topic(table, "events"), _json({**step.event, "table": table}), qos=1)
         sender.publish(topic(table, "state"), _json(state), qos=1)
-        deadline = time.monotonic() + CURRENT_S
+        deadline = time.monotonic() + self.current_s
         while time.monotonic() < deadline:
             card = room.card(table)
             if card is not None and card.get("seq") == state["seq"]:

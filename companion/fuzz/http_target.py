@@ -189,15 +189,21 @@ class HttpTarget:
     def _log_in_browser(self) -> None:
         """The operator's browser: a PIN login, and the CSRF token its forms carry."""
         env = {"REMOTE_ADDR": OPERATOR_ADDR}
-        page = self.browser.get("/login", environ_base=env).get_data(as_text=True)
-        found = _CSRF.search(page)
+        found = _CSRF.search(self._page(self.browser, "/login", env))
         if found is None:
             return
         form = {"pin": self.credentials.token, "csrf_token": found.group(1)}
-        self.browser.post("/login", data=form, environ_base=env)
-        page = self.browser.get("/setup", environ_base=env).get_data(as_text=True)
-        found = _CSRF.search(page)
+        self.browser.post("/login", data=form, environ_base=env).close()
+        found = _CSRF.search(self._page(self.browser, "/setup", env))
         self.browser_csrf = found.group(1) if found else ""
+
+    @staticmethod
+    def _page(client: Any, path: str, env: dict[str, str]) -> str:
+        response = client.get(path, environ_base=env)
+        try:
+            return str(response.get_data(as_text=True))
+        finally:
+            response.close()
 
     def _json(self, path: str, who: str = "viewer") -> Any:
         client = self.operator if who == "token" else self.viewer
@@ -540,9 +546,8 @@ class HttpTarget:
         )
 
     def _stranger_csrf(self) -> str:
-        page = self.stranger.get("/login", environ_base={"REMOTE_ADDR": STRANGER_ADDR})
-        found = _CSRF.search(page.get_data(as_text=True))
-        page.close()
+        page = self._page(self.stranger, "/login", {"REMOTE_ADDR": STRANGER_ADDR})
+        found = _CSRF.search(page)
         return found.group(1) if found else ""
 
     def lockout_probe(self) -> Request:
