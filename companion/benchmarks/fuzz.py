@@ -8,9 +8,11 @@ kind to reproduce.  The exit status is 1 when any crash, 500 or hang was found.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from companion.cafe.broker import BrokerSettings
@@ -69,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     # Game logs on tmpfs when there is one: a real SQLite file without a disk flush per event.
     where = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
     tally = Tally()
-    started = time.perf_counter()
+    spent: dict[str, tuple[float, float]] = {}  # target -> (wall s, CPU s)
     with tempfile.TemporaryDirectory(prefix="companion-fuzz-", dir=where) as tmp:
         workdir = Path(tmp)
         counts = split(args.count, args.only)
@@ -80,15 +82,28 @@ def run(args: argparse.Namespace) -> int:
         with native_stderr_silenced() as console:
             for target, n in counts.items():
                 bar = Progress(n, f"{target:>4}", console)
-                try:
-                    _fuzz(target, n, args, workdir, tally, bar)
-                finally:
-                    bar.close()
+                with _timed(spent, target):
+                    try:
+                        _fuzz(target, n, args, workdir, tally, bar)
+                    finally:
+                        bar.close()
             if "mqtt" in counts and not args.no_broker and args.broker_sample:
-                _through_broker(args, broker, workdir, tally, console)
+                with _timed(spent, "broker sample"):
+                    _through_broker(args, broker, workdir, tally, console)
     print(tally.render())
-    print(f"\ntime: {time.perf_counter() - started:.0f} s")
+    print("\ntime (wall / CPU of this process):")
+    for name, (wall_s, cpu_s) in spent.items():
+        print(f"  {name:<14}{wall_s:8.1f} s {cpu_s:8.1f} s")
     return 1 if tally.serious else 0
+
+
+@contextlib.contextmanager
+def _timed(spent: dict[str, tuple[float, float]], name: str) -> Iterator[None]:
+    wall, cpu = time.perf_counter(), time.process_time()
+    try:
+        yield
+    finally:
+        spent[name] = (time.perf_counter() - wall, time.process_time() - cpu)
 
 
 def _fuzz(

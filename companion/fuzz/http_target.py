@@ -120,7 +120,7 @@ class HttpTarget:
 
     def run(self, count: int, tally: TargetTally, progress: Progress | None = None) -> None:
         self._log_in_browser()
-        final = min(count, max(20, count // 100))
+        final = min(max(1, count // 2), max(20, count // 100))  # the guessing phase
         weights = [w for w, _ in self.generators]
         makers = [m for _, m in self.generators]
         for _ in range(count - final):
