@@ -198,6 +198,7 @@ def test_500s_accepted_invalid_and_lockouts_are_counted() -> None:
     http = tally.target("http")
     assert http.sent == 300
     assert http.counts[HTTP_500] == sum(1 for _, path in seen if path == "/api/undo") > 0
+    assert http.kinds[(HTTP_500, "POST /api/undo: RuntimeError")] == http.counts[HTTP_500]
     assert http.counts[LOCKED_OUT] == 1
     kinds = {detail for _, detail in http.kinds}
     assert any("accepted without credentials" in k for k in kinds)

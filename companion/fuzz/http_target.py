@@ -16,8 +16,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
+from urllib.parse import quote
 
-from flask import Flask
+from flask import Flask, got_request_exception
 
 from companion.cli._progress import Progress
 from companion.fuzz.hostile import Mutant, garbage, mutate_value, random_bytes
@@ -101,6 +102,8 @@ class HttpTarget:
         self.browser = app.test_client()
         self.stranger = app.test_client()
         self.browser_csrf = ""
+        self._raised: list[BaseException] = []
+        got_request_exception.connect(self._on_exception, app)
         self.generators: list[tuple[float, Callable[[], Request]]] = [
             (14, self.page),
             (26, self.api_action),
@@ -147,7 +150,8 @@ class HttpTarget:
             tally.found(CRASH, f"{req.method} {req.route}: {type(exc).__name__}", example)
             return None
         if status >= 500:
-            tally.found(HTTP_500, f"{req.method} {req.route}", example)
+            raised = f": {type(self._raised[-1]).__name__}" if self._raised else ""
+            tally.found(HTTP_500, f"{req.method} {req.route}{raised}", example)
         elif status == 401 and req.who == "cookie":
             self._log_in_browser()  # the session ended (a logout, a rotated token)
         accepted = 200 <= status < 400
@@ -161,7 +165,12 @@ class HttpTarget:
             tally.found(ACCEPTED_INVALID, f"{req.kind}: answered {status}", example)
         return status
 
+    def _on_exception(self, _sender: Any, exception: BaseException, **_: Any) -> None:
+        """Flask's signal for an exception a view raised: names the cause of a 500."""
+        self._raised.append(exception)
+
     def _request(self, req: Request) -> int:
+        self._raised.clear()
         client = {
             "viewer": self.viewer,
             "token": self.operator,
@@ -232,7 +241,9 @@ class HttpTarget:
             digest = rng.choice(("0" * 64, "../../etc/passwd", "%00", "a" * 5000, "%2e%2e"))
             return Request("photo", "GET", f"/photo/{digest}.jpg", "/photo/<digest>.jpg", who)
         junk = "".join(rng.choice("abc/%.?=&#;<>'\"\\ \t~") for _ in range(rng.choice((5, 300))))
-        return Request("junk path", "GET", "/" + junk.replace(" ", "%20"), "/<junk>", who)
+        # Quoted as a browser sends it; no leading "//", which would name a host instead.
+        path = "/" + quote(junk, safe="/%?=&;~").lstrip("/")
+        return Request("junk path", "GET", path, "/<junk>", who)
 
     def _valid_body(self, action: str) -> dict[str, Any]:
         if action == "new_game":
