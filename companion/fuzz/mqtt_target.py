@@ -162,7 +162,8 @@ class MqttTarget:
 
     def one(self, tally: TargetTally) -> None:
         tally.sent += 1
-        table, k, message = (e := self.episode()).table, e.heard, e.message
+        episode = self.episode()
+        table, k, message = episode.table, episode.heard, episode.message
         payload = shorten(message.payload.decode("utf-8", "replace"), 100)
         example = f"{message.topic[:80]} | {message.how} | payload: {payload}"
         hub = self.hub()
