@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,9 +20,9 @@ from typing import Any
 import pytest
 from flask import Flask, request
 
-from companion.cafe.broker import BrokerSettings
-from companion.cafe.hub import HubSubscriber
+from companion.cafe.broker import TOPIC_ROOT, BrokerSettings
 from companion.cafe.mosquitto import LocalBroker
+from companion.cafe.room import Room
 from companion.cli import main
 from companion.fuzz.broker_check import BrokerCheck
 from companion.fuzz.cafe_samples import CafeStep, cafe_steps
@@ -324,20 +325,56 @@ def test_bounds_of_what_a_card_may_show() -> None:
     assert out_of_bounds({"seats": [{}] * 9}) == "card.seats: 9 seats"
 
 
+class FragileHub:
+    """A subscriber whose MQTT thread dies on any message but the check's own, as paho's
+    thread does when ``on_message`` raises: what the first hub did with a hostile message."""
+
+    def __init__(self, room: Room, settings: BrokerSettings, client_id: str) -> None:
+        self.room = room
+        self.settings = settings
+        self.client_id = client_id
+        self.error: str | None = None
+        self._connected = threading.Event()
+        self._client: Any = None
+
+    def start(self) -> FragileHub:
+        client = self.settings.client(self.client_id, clean_session=False)
+        client.on_connect = self._on_connect
+        client.on_message = self._on_message
+        client.connect(self.settings.host, self.settings.port)
+        client.loop_start()
+        self._client = client
+        return self
+
+    def _on_connect(self, client: Any, _u: Any, _f: Any, _reason: Any, _p: Any) -> None:
+        client.subscribe([(f"{TOPIC_ROOT}/+/state", 1), (f"{TOPIC_ROOT}/+/events", 1)])
+        self._connected.set()
+
+    def _on_message(self, _c: Any, _u: Any, message: Any) -> None:
+        if "/fuzz-alive-" not in message.topic:
+            raise ValueError("cannot read this")
+        table, leaf = message.topic.split("/")[3:5]
+        body = json.loads(message.payload)
+        if leaf == "state":
+            self.room.on_state(table, body)
+        else:
+            self.room.on_event(table, body)
+
+    def wait_connected(self, timeout_s: float) -> bool:
+        return self._connected.wait(timeout_s)
+
+    def stop(self) -> None:
+        self._client.disconnect()
+        self._client.loop_stop()
+
+
 @pytest.mark.mosquitto
 @pytest.mark.timeout(60)
 def test_a_hub_thread_killed_through_a_real_broker_is_counted(
     tmp_path: Path, steps: list[CafeStep]
 ) -> None:
-    """A hub whose handler raises on anything but the check's own table dies on the first
-    hostile message, and again after a restart: the broker delivers that message again."""
-
-    class FragileHub(HubSubscriber):
-        def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
-            if "/fuzz-alive-" not in message.topic:
-                raise ValueError("cannot read this")
-            super()._on_message(client, userdata, message)
-
+    """The fragile hub dies on the first hostile message, and again after a restart: the
+    broker delivers the unacknowledged message again to the same client id."""
     broker = LocalBroker(tmp_path / "broker", persistent=False).start()
     try:
         settings = BrokerSettings("127.0.0.1", broker.port)
@@ -351,6 +388,29 @@ def test_a_hub_thread_killed_through_a_real_broker_is_counted(
     assert found.kinds[(CRASH, "hub MQTT thread died after the hostile messages")] == 1
     assert found.kinds[(CRASH, "hub MQTT thread died after a restart of the hub")] == 1
     assert found.counts[HUB_STALE] == 2
+
+
+@pytest.mark.mosquitto
+@pytest.mark.timeout(60)
+def test_a_hub_that_survives_is_current_through_a_real_broker(
+    tmp_path: Path, steps: list[CafeStep]
+) -> None:
+    """A hub that drops what it cannot read stays current: nothing is counted."""
+
+    class SturdyHub(FragileHub):
+        def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
+            if "/fuzz-alive-" in message.topic:
+                super()._on_message(client, userdata, message)
+
+    broker = LocalBroker(tmp_path / "broker", persistent=False).start()
+    try:
+        settings = BrokerSettings("127.0.0.1", broker.port)
+        tally = Tally()
+        BrokerCheck(MqttTarget(steps, 2), settings, SturdyHub).run(20, tally.target("broker"))
+    finally:
+        broker.stop()
+    assert 15 <= tally.target("broker").sent <= 20  # paho refuses topics MQTT forbids
+    assert dict(tally.target("broker").counts) == {}
 
 
 # -- the command ------------------------------------------------------------------------------
