@@ -26,7 +26,7 @@ from companion.fuzz.http_target import HttpCredentials, HttpTarget
 from companion.fuzz.inprocess import native_stderr_silenced
 from companion.fuzz.live_table import LiveTable
 from companion.fuzz.mqtt_target import MqttTarget
-from companion.fuzz.tally import Tally
+from companion.fuzz.tally import Tally, shorten
 
 NAME = "fuzz"
 HELP = "10^5 hostile CLI, HTTP and MQTT inputs: crashes, 500s and invalid inputs accepted"
@@ -151,6 +151,12 @@ def _through_broker(
             check.run(args.broker_sample, tally.target(check.name), bar)
         finally:
             bar.close()
+        if check.dropped:
+            print(
+                f"the broker closed the sender's connection over {len(check.dropped)} messages,"
+                f" e.g. {shorten(check.dropped[0], 100)}",
+                flush=True,
+            )
     finally:
         if local is not None:
             local.stop()

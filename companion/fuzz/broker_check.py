@@ -25,7 +25,7 @@ from companion.fuzz.tally import CRASH, HUB_STALE, TargetTally
 
 CONNECT_S = 10.0
 CURRENT_S = 10.0
-PUBLISH_S = 60.0
+PUBLISH_S = 10.0
 
 HubFactory = Callable[[Room, BrokerSettings, str], Any]
 
@@ -46,12 +46,14 @@ class BrokerCheck:
         self.current_s = current_s
         self.client_id = f"companion-fuzz-hub-{os.getpid()}"
         self._sentinels = 0
+        self.dropped: list[str] = []  # messages the broker refused (it closed the sender)
+        self.sender: Any = None
+        self._senders = 0
 
     def run(self, count: int, tally: TargetTally, progress: Progress | None = None) -> None:
         died: list[BaseException | None] = []
         previous_hook = threading.excepthook
         threading.excepthook = lambda args: died.append(args.exc_value)
-        sender = self.settings.client(f"companion-fuzz-sender-{os.getpid()}")
         try:
             room = Room()
             hub = self.hub_factory(room, self.settings, self.client_id).start()
@@ -60,57 +62,71 @@ class BrokerCheck:
                 tally.found(HUB_STALE, "the hub could not connect", f"{where}: {hub.error}")
                 hub.stop()
                 return
-            sender.connect(self.settings.host, self.settings.port, keepalive=30)
-            sender.loop_start()
-            self._send(sender, count, tally, progress)
-            self._judge(room, sender, died, tally, "after the hostile messages")
+            self._new_sender()
+            self._send(count, tally, progress)
+            self._judge(room, died, tally, "after the hostile messages")
             hub.stop()
             died.clear()
             room = Room()
             hub = self.hub_factory(room, self.settings, self.client_id).start()
             if hub.wait_connected(CONNECT_S):
-                self._judge(room, sender, died, tally, "after a restart of the hub")
+                self._judge(room, died, tally, "after a restart of the hub")
             else:
                 tally.found(HUB_STALE, "the hub could not connect after a restart", str(hub.error))
             hub.stop()
         finally:
-            sender.disconnect()
-            sender.loop_stop()
+            if self.sender is not None:
+                self.sender.disconnect()
+                self.sender.loop_stop()
             threading.excepthook = previous_hook
             self._forget_session()
 
-    def _send(self, sender: Any, count: int, tally: TargetTally, progress: Progress | None) -> None:
-        pending = []
+    def _send(self, count: int, tally: TargetTally, progress: Progress | None) -> None:
+        """One message at a time, each acknowledged by the broker before the next."""
         for _ in range(count):
             message = self.target.episode().message
-            try:
-                pending.append(sender.publish(message.topic, message.payload, qos=1))
-            except ValueError:  # a topic MQTT itself forbids: paho refuses to send it
+            if progress is not None:
+                progress.advance()
+            if not publishable(message.topic):
                 continue
-            finally:
-                if progress is not None:
-                    progress.advance()
-            tally.sent += 1
-        deadline = time.monotonic() + PUBLISH_S
-        for info in pending:
-            info.wait_for_publish(max(0.0, deadline - time.monotonic()))
+            try:
+                info = self.sender.publish(message.topic, message.payload, qos=1)
+                info.wait_for_publish(PUBLISH_S)
+            except (RuntimeError, ValueError):  # the broker closed the connection over it
+                self.dropped.append(message.how)
+                self._new_sender()  # a new session: paho would send the message again
+                continue
+            if info.is_published():
+                tally.sent += 1
+
+    def _new_sender(self) -> None:
+        if self.sender is not None:
+            self.sender.disconnect()
+            self.sender.loop_stop()
+        self._senders += 1
+        self.sender = self.settings.client(f"companion-fuzz-sender-{os.getpid()}-{self._senders}")
+        self.sender.connect(self.settings.host, self.settings.port, keepalive=30)
+        self.sender.loop_start()
+        deadline = time.monotonic() + CONNECT_S
+        while not self.sender.is_connected() and time.monotonic() < deadline:
+            time.sleep(0.02)
 
     def _judge(
         self,
         room: Room,
-        sender: Any,
         died: list[BaseException | None],
         tally: TargetTally,
         when: str,
     ) -> None:
-        current = self._sentinel_arrives(room, sender)
+        current = self._sentinel_arrives(room)
         for exc in died:
             tally.found(CRASH, f"hub MQTT thread died {when}", f"{type(exc).__name__}: {exc}")
         if not current:
             tally.found(HUB_STALE, f"a real table's message never showed {when}", "")
 
-    def _sentinel_arrives(self, room: Room, sender: Any) -> bool:
+    def _sentinel_arrives(self, room: Room) -> bool:
         """A real table's first event and state: shown on the hub within ``current_s``?"""
+        sender = self.sender
         self._sentinels += 1
         table = f"fuzz-alive-{os.getpid()}-{self._sentinels}"
         step = self.target.steps[0]
@@ -136,6 +152,12 @@ class BrokerCheck:
             client.loop_stop()
         except OSError:
             pass
+
+
+def publishable(name: str) -> bool:
+    """Whether MQTT can carry ``name`` at all (a broker drops a client that tries)."""
+    encoded = name.encode("utf-8", "replace")
+    return 0 < len(encoded) <= 65_535 and not any(c in name for c in "+#\x00")
 
 
 def _json(value: Any) -> bytes:
