@@ -153,8 +153,8 @@ def _through_broker(
             bar.close()
         if check.dropped:
             print(
-                f"the broker closed the sender's connection over {len(check.dropped)} messages,"
-                f" e.g. {shorten(check.dropped[0], 100)}",
+                f"{len(check.dropped)} messages did not reach the broker (the sender's connection"
+                f" dropped), e.g. {shorten(check.dropped[0], 100)}",
                 flush=True,
             )
     finally:

@@ -92,7 +92,7 @@ class BrokerCheck:
             try:
                 info = self.sender.publish(message.topic, message.payload, qos=1)
                 info.wait_for_publish(PUBLISH_S)
-            except (RuntimeError, ValueError):  # the broker closed the connection over it
+            except (RuntimeError, ValueError):  # the connection dropped: the broker refused it
                 self.dropped.append(message.how)
                 self._new_sender()  # a new session: paho would send the message again
                 continue
