@@ -1,0 +1,1 @@
+"""Hostile-input measurement: generators, targets and the tally behind ``companion bench fuzz``."""
