@@ -55,7 +55,7 @@ def result_svg(profile: BoardProfile, view: dict[str, Any], game: int) -> Markup
         parts = ", ".join(f"{ln['name']} {ln['points']:+d}" for ln in score["lines"])
         lines.append(
             (
-                f"{COLOUR_NAMES.get(colour, colour)}: bonus {score['bonus']}, workers "
+                f"{COLOUR_NAMES.get(colour, colour).capitalize()}: bonus {score['bonus']}, workers "
                 f"{score['workers']}{' (' + parts + ')' if parts else ''}",
                 "detail",
             )
