@@ -5,6 +5,7 @@
 (function () {
   "use strict";
   var GRID = 16;
+  document.documentElement.classList.add("scripted");  // shows the editor (it needs scripts)
 
   // Confirmation: any form with data-confirm asks first.
   document.addEventListener("submit", function (ev) {
@@ -58,8 +59,6 @@
     var now = boardJson(state);
     var changed = now.cells.join("") + JSON.stringify(now.workers) !== state.original;
     editor.classList.toggle("dirty", changed);
-    var send = editor.querySelector("#send-correction");
-    if (send) { send.hidden = false; }
     var note = editor.querySelector(".editor-changes");
     if (note) { note.textContent = changed ? "Board changed: send it when it matches the table." : ""; }
   }
@@ -124,12 +123,4 @@
       paintWorker(editor, parseInt(target.getAttribute("data-line"), 10));
     }
   });
-
-  // With scripts on, the editor replaces the text fallback.
-  function reveal() {
-    document.querySelectorAll(".editor #send-correction").forEach(function (b) { b.hidden = false; });
-  }
-  reveal();
-  var live = document.getElementById("live");
-  if (live && window.MutationObserver) { new MutationObserver(reveal).observe(live, { childList: true }); }
 })();
