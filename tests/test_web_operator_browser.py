@@ -134,6 +134,16 @@ def test_the_operators_path_from_setup_to_the_end_screen(
     for cell in wrong:
         editor.locator(f"svg.board.editable rect[data-cell='{cell}']").click()
         expect(editor.locator(f"rect[data-cell='{cell}']")).to_have_attribute("data-fish", ".")
+    free = next(line for line, w in enumerate(legal[0].workers) if w is None)
+    editor.locator(".paint[data-paint='R']").click()
+    editor.locator("input[name='worker-kind'][value='d']").check()
+    space = editor.locator(f"svg.board.editable circle.space[data-line='{free}']")
+    mark = editor.locator(f"circle.worker[data-line='{free}']")
+    space.click()
+    expect(mark).to_have_attribute("data-worker", "Rd")
+    expect(mark).to_have_attribute("visibility", "visible")
+    mark.click()  # a second click takes the worker off again
+    expect(mark).to_have_attribute("visibility", "hidden")
     page.click("#send-correction")
     expect(page.locator(".message-ok")).to_have_text(
         "Correction saved: the corrected board is now the game."
