@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 from garum_helpers import TROIA, with_cells, with_workers
 
-from companion.games.garum import BoardState, Seat, line_points, score_state
+from companion.games.garum import (
+    BoardState,
+    Seat,
+    SeatScore,
+    line_name,
+    line_points,
+    score_state,
+    winner_reason,
+)
 from companion.games.garum.scoring import bonus_points
 from companion.games.garum.state import EMPTY_CELLS, NO_WORKERS
 
@@ -96,3 +104,28 @@ def test_empty_board_scores_zero_and_everyone_shares() -> None:
     seats = (Seat("A", ("G",)), Seat("B", ("Y",)))
     sheet = score_state(TROIA, BoardState(EMPTY_CELLS, NO_WORKERS), seats, None)
     assert sheet.winners == ("A", "B")
+
+
+def _seat(name: str, total: int, vilicus: int) -> SeatScore:
+    return SeatScore(name, ("B",), total, vilicus, 0, total)
+
+
+def test_the_winner_is_explained_in_words() -> None:
+    clear = winner_reason([_seat("Ana", 31, 3), _seat("Ben", 27, 1)])
+    assert clear == "Ana wins with the highest score, 31 points."
+    broken = winner_reason([_seat("Ana", 30, 3), _seat("Ben", 30, 2), _seat("Cy", 12, 0)])
+    assert broken.startswith("Ana and Ben tie on 30 points; Ben wins with fewer vilicus")
+    assert "(2 vilicus; Ana 3 vilicus)" in broken
+    shared = winner_reason([_seat("Ana", 30, 2), _seat("Ben", 30, 2)])
+    assert shared.endswith("(2 each): the victory is shared.")
+    partly = winner_reason([_seat("A", 9, 1), _seat("B", 9, 1), _seat("C", 9, 4)])
+    assert "A, B and C tie on 9 points; A and B have the fewest vilicus" in partly
+
+
+def test_lines_are_named_as_players_count_them() -> None:
+    assert (line_name(0), line_name(15), line_name(16), line_name(31)) == (
+        "row 1",
+        "row 16",
+        "column 1",
+        "column 16",
+    )

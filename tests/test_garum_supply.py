@@ -33,7 +33,7 @@ def test_the_box_holds_one_tile_of_each_colour_per_vat() -> None:
 def test_a_tile_is_whole_and_has_a_predominant_colour() -> None:
     top_left = slot_cells(0)
     broken = with_cells(BoardState(), {top_left[0]: "B", top_left[1]: "B", top_left[2]: "B"})
-    assert "row 0, column 0 is not whole" in str(impossible_board(TROIA, broken))
+    assert "row 1, column 1 is not whole" in str(impossible_board(TROIA, broken))
     even = with_cells(BoardState(), dict(zip(top_left, "BBGG", strict=True)))
     assert "no predominant colour" in str(impossible_board(TROIA, even))
     unread = with_cells(BoardState(), dict(zip(top_left, "BB??", strict=True)))

@@ -125,6 +125,7 @@ def test_operator_actions_without_the_token_are_refused(
     page.goto(server.url + "/login")
     page.fill("input[name=pin]", TOKEN)
     page.click("button[type=submit]")
+    page.once("dialog", lambda dialog: dialog.accept())  # End game asks first
     page.click("#end")
     sync_api.expect(page.locator("[data-status]").first).to_have_text("Game over")
     assert session.state.value == "ended"

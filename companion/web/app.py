@@ -12,6 +12,7 @@ from companion.errors import CompanionError, InputError
 from companion.web.api import bp as api_bp
 from companion.web.auth import LoginThrottle, OperatorSessions, csrf_token, is_operator
 from companion.web.config import WebConfig
+from companion.web.end_screen import track_top, winner_words
 from companion.web.headers import send_security_headers
 from companion.web.ides import bp as ides_bp
 from companion.web.pages import bp as pages_bp
@@ -40,6 +41,8 @@ def create_app(config: WebConfig | None = None, services: Services | None = None
     app.register_blueprint(api_bp)
     app.register_blueprint(pages_bp)
     app.register_blueprint(ides_bp)
+
+    app.jinja_env.globals.update(track_top=track_top, winner_words=winner_words)
 
     @app.context_processor
     def _globals() -> dict[str, Any]:

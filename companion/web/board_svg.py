@@ -30,7 +30,12 @@ def board_svg(
     flagged_cells: Iterable[int] = (),
     flagged_lines: Iterable[int] = (),
     title: str = "Board",
+    editable: bool = False,
+    sized: bool = False,
 ) -> Markup:
+    """The board as SVG; ``editable`` draws a worker mark on every space (hidden when empty)
+    so the correction editor can change any of them; ``sized`` gives the drawing its width and
+    height in millimetre units, to sit inside a larger standalone file."""
     g = profile.geometry
     species = profile.colours.species
     cells = "".join(board["cells"])
@@ -40,8 +45,9 @@ def board_svg(
     w, h = g.sheet_mm
     half = g.cell_mm / 2
     out = [
-        f'<svg class="board" viewBox="0 0 {_f(w)} {_f(h)}" xmlns="http://www.w3.org/2000/svg"'
-        f' role="img" aria-label="{escape(title)}">',
+        f'<svg class="board{" editable" if editable else ""}" viewBox="0 0 {_f(w)} {_f(h)}"'
+        + (f' width="{_f(w)}" height="{_f(h)}"' if sized else "")
+        + f' xmlns="http://www.w3.org/2000/svg" role="img" aria-label="{escape(title)}">',
         f"<title>{escape(title)}</title>",
         f'<rect width="{_f(w)}" height="{_f(h)}" fill="{escape(profile.colours.sheet)}"/>',
     ]
@@ -99,16 +105,18 @@ def board_svg(
             f' r="{_f(g.worker_space_diameter_mm / 2)}"/>'
         )
         worker = workers[line]
-        if worker:
-            colour = species.get(worker[0], "#999999")
-            radius = 7.5 if worker.endswith("d") else 5.5
+        if worker or editable:
+            colour = species.get(worker[0], "#999999") if worker else "none"
+            radius = 7.5 if worker and worker.endswith("d") else 5.5
+            shown = "" if worker else ' visibility="hidden"'
+            on = f' data-line="{line}"' if editable else ""
             out.append(
-                f'<circle class="worker" data-worker="{escape(worker)}" cx="{_f(x)}"'
-                f' cy="{_f(y)}" r="{radius}" fill="{escape(colour)}"/>'
+                f'<circle class="worker" data-worker="{escape(worker or "")}"{on} cx="{_f(x)}"'
+                f' cy="{_f(y)}" r="{radius}" fill="{escape(colour)}"{shown}/>'
             )
             out.append(
-                f'<text class="wkind" x="{_f(x)}" y="{_f(y + 3)}" text-anchor="middle">'
-                f"{escape(worker[1:] or '?')}</text>"
+                f'<text class="wkind"{on} x="{_f(x)}" y="{_f(y + 3)}" text-anchor="middle"'
+                f"{shown}>{escape((worker or '')[1:] or '?')}</text>"
             )
     out.append("</svg>")
     return Markup("".join(out))

@@ -31,6 +31,8 @@ from companion.table.view import table_view, viewer_view
 from companion.web.api import caller_view, perform
 from companion.web.auth import csrf_required, is_operator, log_in, log_out, operator_required
 from companion.web.board_svg import board_svg
+from companion.web.end_screen import action_message
+from companion.web.result_image import result_svg
 from companion.web.services import services
 from companion.web.validate import SQLITE_MAX_INTEGER
 
@@ -69,7 +71,22 @@ def board_context(view: dict[str, Any]) -> dict[str, Any]:
             flagged_lines=flag["lines"],
             title="What the camera sees",
         )
-    return {"v": view, "colour_names": COLOUR_NAMES, "profile": profile, **boards}
+    if flag and is_operator():
+        boards["editor_svg"] = board_svg(
+            profile,
+            flag["observed"],
+            flagged_cells=flag["cells"],
+            flagged_lines=flag["lines"],
+            title="Correct the reading: click cells and worker spaces",
+            editable=True,
+        )
+    return {
+        "v": view,
+        "colour_names": COLOUR_NAMES,
+        "profile": profile,
+        "species_colours": profile.colours.species,
+        **boards,
+    }
 
 
 @bp.get("/")
@@ -128,9 +145,13 @@ def logout() -> Any:
     return redirect(url_for("pages.table"))
 
 
+def _game_in_play() -> bool:
+    return services().table.snapshot().get("status") not in ("setup", "ended")
+
+
 @bp.get("/setup")
 def setup_form() -> Any:
-    return render_template("setup.html", colour_names=COLOUR_NAMES)
+    return render_template("setup.html", colour_names=COLOUR_NAMES, in_play=_game_in_play())
 
 
 def _form_new_game() -> dict[str, Any]:
@@ -165,11 +186,15 @@ def operator_form(action: str) -> Any:
             data = {"board": loads_bounded(request.form.get("board", ""), source="board")}
         else:
             data = dict(request.form)
-        perform(action, data)
+        result = perform(action, data)
     except CompanionError as exc:
-        flash(str(exc))
+        flash(str(exc), "error")
         if action == "new_game":
-            return render_template("setup.html", colour_names=COLOUR_NAMES, form=request.form), 400
+            return render_template(
+                "setup.html", colour_names=COLOUR_NAMES, form=request.form, in_play=_game_in_play()
+            ), 400
+    else:
+        flash(action_message(action, result), "ok")
     return redirect(url_for("pages.table"))
 
 
@@ -231,6 +256,31 @@ def export(game: int) -> Response:
         body,
         mimetype="application/x-ndjson",
         headers={"Content-Disposition": f'attachment; filename="game-{game}.jsonl"'},
+    )
+
+
+def _ended_view(game: int) -> dict[str, Any]:
+    """The table view of a game as it ended (404 if unknown; the operator may also see a
+    game still in play, as the record's rule goes)."""
+    events = list(services().log.events(game))
+    if not events or events[0].kind is not EventKind.GAME_STARTED:
+        abort(404, f"no game {game} in the log")
+    h = fold(events)
+    if h.ended is None and not is_operator():
+        abort(403, "this game is still in play: its result is for the operator until it ends")
+    g = game_at(h, len(h.steps))
+    return table_view("ended", g, replace(h, flag=None), TableLights(LightStatus.IDLE))
+
+
+@bp.get(f"/history/<int(max={SQLITE_MAX_INTEGER}):game>/result.svg")
+def result_image(game: int) -> Response:
+    """The final board with the scores, as one SVG file to keep or print."""
+    view = _ended_view(game)
+    body = result_svg(_profile(view), view, game)
+    return Response(
+        str(body),
+        mimetype="image/svg+xml",
+        headers={"Content-Disposition": f'attachment; filename="game-{game}-result.svg"'},
     )
 
 

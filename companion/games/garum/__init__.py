@@ -14,6 +14,7 @@ from companion.games.garum.scoring import (
     SeatScore,
     line_points,
     score_state,
+    winner_reason,
 )
 from companion.games.garum.setup import (
     GameSetup,
@@ -59,4 +60,5 @@ __all__ = [
     "score_state",
     "simulate_game",
     "tile_owner",
+    "winner_reason",
 ]

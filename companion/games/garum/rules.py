@@ -47,7 +47,8 @@ class Slot:
 
 
 def line_name(line: int) -> str:
-    return f"row {line}" if line < GRID else f"column {line - GRID}"
+    """A worker line as players count it: rows and columns numbered from 1."""
+    return f"row {line + 1}" if line < GRID else f"column {line - GRID + 1}"
 
 
 def slot_of_cell(cell: int) -> int:

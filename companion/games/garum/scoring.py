@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,3 +129,43 @@ def winners(seats: list[SeatScore]) -> tuple[str, ...]:
     tied = [s for s in seats if s.total == best]
     fewest = min(s.vilicus for s in tied)
     return tuple(s.name for s in tied if s.vilicus == fewest)
+
+
+def _names(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _vilicus(count: int) -> str:
+    return f"{count} vilicus"
+
+
+def winner_reason(seats: Sequence[SeatScore]) -> str:
+    """Who won and why, in words: the highest total, or how a tie on it was broken.
+
+    Said beside the scores so a table that sees two equal totals knows the rule
+    (fewer vilicus on the board wins; still equal, the victory is shared).
+    """
+    if not seats:
+        return ""
+    best = max(s.total for s in seats)
+    tied = [s for s in seats if s.total == best]
+    won = winners(list(seats))
+    if len(tied) == 1:
+        return f"{tied[0].name} wins with the highest score, {best} points."
+    tied_names = _names([s.name for s in tied])
+    fewest = min(s.vilicus for s in tied)
+    if len(won) == 1:
+        others = "; ".join(f"{s.name} {_vilicus(s.vilicus)}" for s in tied if s.name != won[0])
+        return (
+            f"{tied_names} tie on {best} points; {won[0]} wins with fewer vilicus on the "
+            f"board ({_vilicus(fewest)}; {others})."
+        )
+    if len(won) == len(tied):
+        return (
+            f"{tied_names} tie on {best} points with the same number of vilicus on the "
+            f"board ({fewest} each): the victory is shared."
+        )
+    return (
+        f"{tied_names} tie on {best} points; {_names(list(won))} have the fewest vilicus "
+        f"on the board ({fewest} each) and share the victory."
+    )

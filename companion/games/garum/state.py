@@ -67,7 +67,7 @@ class BoardState:
             for c, ch in enumerate(row):
                 if ch not in CELL_CHARS:
                     raise InputError(
-                        f"character {ch!r} at column {c} is not one of B G Y R . ?",
+                        f"character {ch!r} at column {c + 1} is not one of B G Y R . ?",
                         field=where(f"cells[{r}]"),
                     )
         workers_data = data.get("workers", {"rows": [None] * GRID, "cols": [None] * GRID})

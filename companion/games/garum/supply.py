@@ -17,7 +17,8 @@ from companion.games.garum.tiles import tile_owner
 
 
 def _where(cell: int) -> str:
-    return f"row {cell // GRID}, column {cell % GRID}"
+    """A cell as players count it: rows and columns numbered from 1."""
+    return f"row {cell // GRID + 1}, column {cell % GRID + 1}"
 
 
 def _tile_problem(board: BoardProfile, state: BoardState) -> str | None:

@@ -26,7 +26,9 @@
     try { version = String(JSON.parse(ev.data).version); } catch (e) { return; }
     var shown = root.querySelector("[data-version]");
     var current = shown ? shown.getAttribute("data-version") : root.getAttribute("data-version");
-    if (version !== current) { refresh(); }
+    if (version === current) { return; }
+    if (root.querySelector(".editor.dirty")) { return; }  // keep an unsent correction on screen
+    refresh();
   });
   source.addEventListener("error", function () { document.body.classList.add("offline"); });
   source.addEventListener("open", function () { document.body.classList.remove("offline"); });
