@@ -7,6 +7,8 @@ real game (a full Garum record is about 30 KB and a phone photo about 50 megapix
 
 from __future__ import annotations
 
+import unicodedata
+
 MAX_JSON_DEPTH = 32
 """Nesting of arrays and objects; the deepest real document (a board profile) uses 5."""
 
@@ -34,3 +36,22 @@ MAX_IMAGE_ASPECT = 8.0
 
 MAX_MESSAGE_CHARS = 400
 """An error line on the terminal; a value quoted from a hostile file is cut to fit."""
+
+
+# Characters a player's name may not hold: controls, lone surrogates (not text at all:
+# they cannot be written as UTF-8), unassigned and private-use code points, and the
+# bidirectional overrides that let a name display as another.
+_NAME_REFUSED_CATEGORIES = frozenset({"Cc", "Cs", "Co", "Cn"})
+_BIDI_OVERRIDES = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def name_problem(name: object) -> str | None:
+    """Why ``name`` cannot be a player's name, or ``None`` when it can."""
+    if not isinstance(name, str) or not name.strip():
+        return f"expected a name of 1-{MAX_NAME_CHARS} characters"
+    if len(name.strip()) > MAX_NAME_CHARS:
+        return f"a name of {len(name.strip())} characters (at most {MAX_NAME_CHARS})"
+    for ch in name:
+        if ch in _BIDI_OVERRIDES or unicodedata.category(ch) in _NAME_REFUSED_CATEGORIES:
+            return f"a name may not hold the character {ch.encode('unicode_escape').decode()}"
+    return None

@@ -305,3 +305,20 @@ def test_both_apps_keep_the_address_out_of_referrers(app: Flask) -> None:
         headers = client.get(path).headers
         assert headers["Referrer-Policy"] == "no-referrer", path
         assert headers["X-Content-Type-Options"] == "nosniff"
+
+
+@pytest.mark.parametrize("name", ["\ud800", "Ana\u202eneB", "Ben\x07", "\U0010fffd"])
+def test_a_name_that_is_not_plain_text_is_refused_and_the_pages_still_render(
+    app: Flask, name: str
+) -> None:
+    # A lone surrogate once reached the log and every page then failed to encode (500).
+    client = app.test_client()
+    game = {**NEW_GAME, "seats": [{"name": name, "colours": ["B", "G"]}, NEW_GAME["seats"][1]]}
+    body = json.dumps(game)  # ensure_ascii: the surrogate travels as \\ud800, as a client sends
+    response = client.post(
+        "/api/new_game", data=body, headers={**HEADERS, "Content-Type": "application/json"}
+    )
+    assert response.status_code == 400
+    assert "seats[0].name" in response.get_json()["error"]
+    for page in ("/", "/tv", "/phone", "/history", "/api/state"):
+        assert client.get(page).status_code == 200, page

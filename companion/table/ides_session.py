@@ -33,7 +33,7 @@ from companion.games.ides import (
     action_to_dict,
     each_face,
 )
-from companion.limits import MAX_NAME_CHARS
+from companion.limits import MAX_NAME_CHARS, name_problem
 from companion.link.lights import TableLights
 from companion.table import ides_words as words
 from companion.table.evidence import TamperedLog, acknowledge, evidence_view, unacknowledged
@@ -81,8 +81,9 @@ def check_names(names: Any) -> list[str]:
         raise InputError("expected a list of 2-4 player names", field="players")
     out: list[str] = []
     for i, name in enumerate(names):
-        if not isinstance(name, str) or not name.strip() or len(name.strip()) > MAX_NAME:
-            raise InputError(f"expected a name of 1-{MAX_NAME} characters", field=f"players[{i}]")
+        problem = name_problem(name)
+        if problem is not None or not isinstance(name, str):
+            raise InputError(problem or "expected a name", field=f"players[{i}]")
         out.append(name.strip())
     return out
 

@@ -37,7 +37,7 @@ from companion.games.garum import (
     impossible_board,
 )
 from companion.games.garum.state import BoardState
-from companion.limits import MAX_NAME_CHARS
+from companion.limits import name_problem
 from companion.table.evidence import acknowledge, evidence_view, unacknowledged
 from companion.table.history import Flag, History, fold
 from companion.table.hub import Hub
@@ -104,10 +104,9 @@ class NewGame:
                 raise InputError("expected an object with name and colours", field=f"seats[{i}]")
             name = seat.get("name")
             colours = seat.get("colours")
-            if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME_CHARS:
-                raise InputError(
-                    f"expected a name of 1-{MAX_NAME_CHARS} characters", field=f"seats[{i}].name"
-                )
+            problem = name_problem(name)
+            if problem is not None or not isinstance(name, str):
+                raise InputError(problem or "expected a name", field=f"seats[{i}].name")
             if not isinstance(colours, list) or not all(c in ("B", "G", "Y", "R") for c in colours):
                 raise InputError(
                     "expected a list of colour letters B G Y R", field=f"seats[{i}].colours"

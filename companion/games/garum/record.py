@@ -53,6 +53,8 @@ def parse_seats(value: Any, *, field: str = "seats") -> tuple[Seat, ...]:
         name = entry.get("name")
         if not isinstance(name, str) or not name.strip():
             raise InputError("expected a non-empty name", field=f"{where}.name")
+        if any("\ud800" <= ch <= "\udfff" for ch in name):
+            raise InputError("a name holding a lone surrogate is not text", field=f"{where}.name")
         if len(name) > MAX_NAME_CHARS:
             raise InputError(
                 f"a name of {len(name)} characters (at most {MAX_NAME_CHARS})",
