@@ -3,9 +3,12 @@
 
 An arm always reaches in from outside, so it crosses the bare sheet around the grid: there
 it shows as a large patch of skin, or of any colour on the sheet's outer edge where no
-piece stands.  From that patch the region grows into the grid through everything that is
-not bare floor and is as broad as a hand, is closed to the convex hull of the arm's body
-(glare on skin leaves holes), and is widened by a margin for blur and soft edges.
+piece stands.  From that patch the region grows into the grid through skin, lit or in the
+arm's own shade, as broad as a hand; it is closed to the convex hull of the arm's body
+(glare on skin leaves holes) and widened by a margin for blur and soft edges.  It does not
+grow through whatever else is not floor: tiles, walls and the floor's own shading next to
+an arm would carry it across the whole board, and what lies beside the arm is read as
+usual.
 """
 
 from __future__ import annotations
@@ -38,11 +41,10 @@ def hand_mask(
     A hand is found where the bare sheet shows a large patch of lit skin, or, far enough
     from the worker strips that no piece can lean there, a large patch of anything but
     sheet and clearly coloured (an arm in shadow can look as red as a tile; glare or a
-    shadow on the sheet is not coloured).  The region then grows through
-    everything that is not floor or sheet and is as broad as a hand.
+    shadow on the sheet is not coloured).  The region then grows through skin as broad
+    as a hand.
     """
     s = layout.px_per_mm / REDUCE
-    foreign = (classes != PixelClass.NEUTRAL) & (classes != PixelClass.DARK)
     coloured = (classes >= PixelClass.B) & (classes <= PixelClass.R)
     found = (skin & layout.ring_mask) | (coloured & layout.outer_mask)
     found = found[::REDUCE, ::REDUCE].astype(np.uint8)
@@ -52,7 +54,7 @@ def hand_mask(
     seeds = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= min_px]
     if not seeds:
         return None
-    grow = (skin_any | foreign)[::REDUCE, ::REDUCE].astype(np.uint8)
+    grow = skin_any[::REDUCE, ::REDUCE].astype(np.uint8)
     grow = cv2.morphologyEx(grow, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     # A hand is broad; the board's walls and pieces near it are narrow: an opening keeps
     # the region from running along a wall lit by the skin's warm light.
