@@ -10,7 +10,15 @@ import pytest
 
 from companion.boards import load_profile
 from companion.vision.canonical import CanonicalLayout
-from companion.vision.cells import CELLS, N_CLASSES, CellRules, read_cells
+from companion.vision.cells import (
+    CELLS,
+    N_CLASSES,
+    CellChroma,
+    CellRules,
+    floor_chroma,
+    prove_empty,
+    read_cells,
+)
 from companion.vision.colour import ColourModel, PixelClass, classify, hex_to_bgr
 from companion.vision.localize import CameraPose, estimate_pose
 from companion.vision.render import Shot, random_camera
@@ -329,3 +337,41 @@ def test_a_slot_seen_empty_in_one_cell_holds_no_tile() -> None:
     tiled[slot[1]] = "?"
     tiled[slot[2]] = "."
     assert fill_open_slots(tiled, fractions, PROFILE, rules)[slot[1]] == "?"
+
+
+def _chroma_board(a_at, b_at):  # type: ignore[no-untyped-def]
+    g = PROFILE.geometry
+    xy = [g.cell_centre_mm(i // 16, i % 16) for i in range(256)]
+    return CellChroma(
+        np.array([a_at(x, y) for x, y in xy], dtype=np.float64),
+        np.array([b_at(x, y) for x, y in xy], dtype=np.float64),
+    )
+
+
+def test_the_floor_is_followed_across_a_board_lit_warm_on_one_side() -> None:
+    # Two lamps: the floor's chroma drifts by 10 units from left to right.  A cell 7 units
+    # off that drift is no proof of an empty cell; cells on it are, wherever they are.
+    chroma = _chroma_board(lambda x, y: -4.0 + x / 44.0, lambda x, y: 15.0 + x / 88.0)
+    off = 6 * 16 + 9
+    chroma.a[off] += 7.0
+    cells = ["."] * 256
+    rules = CellRules()
+    floor = floor_chroma(cells, chroma, PROFILE, rules, (0.0, 15.0))
+    out = prove_empty(cells, chroma, floor, rules, PROFILE.bonus_kind)
+    assert out[off] == "?"
+    assert out.count("?") == 1
+    # Against the print's nominal colour alone, the warm side would not be proven empty.
+    flat = (np.zeros(256), np.full(256, 15.0))
+    assert prove_empty(cells, chroma, flat, rules, PROFILE.bonus_kind).count("?") > 20
+
+
+def test_too_few_floor_cells_fall_back_to_the_printed_floor_colour() -> None:
+    chroma = _chroma_board(lambda x, y: 30.0, lambda x, y: -20.0)  # tiles everywhere
+    cells = ["B"] * 256
+    for i in range(5):
+        cells[i * 17] = "."
+    rules = CellRules()
+    fa, fb = floor_chroma(cells, chroma, PROFILE, rules, (0.5, 15.0))
+    assert np.allclose(fa, 0.5) and np.allclose(fb, 15.0)
+    out = prove_empty(cells, chroma, (fa, fb), rules, PROFILE.bonus_kind)
+    assert all(out[i * 17] == "?" for i in range(5))

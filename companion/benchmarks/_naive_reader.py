@@ -57,7 +57,8 @@ class NaiveReader:
         homography, _ = cv2.findHomography(src, dst, 0)
         if homography is None:
             return None
-        view = self.layout.warp(frame_bgr, homography).reshape(-1, 3)[self._pixels]
+        view = self.layout.warp(frame_bgr, np.asarray(homography, dtype=np.float64))
+        view = view.reshape(-1, 3)[self._pixels]
         sums = np.stack(
             [
                 np.bincount(self._labels, weights=view[:, ch], minlength=GRID * GRID)

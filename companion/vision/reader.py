@@ -15,11 +15,14 @@ from companion.boards import BoardProfile
 from companion.games.garum.state import BoardState
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.cells import (
+    CellChroma,
     CellRules,
     apply_tile_constraint,
     class_fractions,
     fill_covered_cells,
     fill_open_slots,
+    floor_chroma,
+    prove_empty,
     read_cells,
 )
 from companion.vision.colour import (
@@ -108,12 +111,14 @@ class BoardReader:
         fractions = class_fractions(classes, self.layout.cell_labels)
         rings = class_fractions(classes, self.layout.bonus_rings)
         cells = read_cells(fractions, self.cell_rules, self.profile.bonus_kind, rings)
+        chroma = CellChroma.measure(lab, self.layout.cell_labels)
+        seen = cells if hand is None else _hide(cells, hand, self.layout.cell_labels)
+        floor = floor_chroma(seen, chroma, self.profile, self.cell_rules, self.colours.floor_ab)
+        cells = prove_empty(cells, chroma, floor, self.cell_rules, self.profile.bonus_kind)
         cells = fill_covered_cells(cells, fractions, self.profile, self.cell_rules)
         cells = fill_open_slots(cells, fractions, self.profile, self.cell_rules)
         if hand is not None:
-            hidden = np.unique(self.layout.cell_labels[hand & (self.layout.cell_labels >= 0)])
-            for i in hidden:
-                cells[int(i)] = "?"
+            cells = _hide(cells, hand, self.layout.cell_labels)
             for i in skin_toned_red(lab, classes, self.layout.cell_labels):
                 cells[i] = "?"
         cells = apply_tile_constraint(cells, self.profile)
@@ -133,6 +138,12 @@ class BoardReader:
                 "total": (t3 - t0) * 1000,
             },
         )
+
+
+def _hide(cells: list[str], hand: NDArray[np.bool_], cell_labels: NDArray[np.int32]) -> list[str]:
+    """``cells`` with every cell the hand region touches unread."""
+    hidden = set(np.unique(cell_labels[hand & (cell_labels >= 0)]).tolist())
+    return ["?" if i in hidden else c for i, c in enumerate(cells)]
 
 
 def _sheet_ab_offset(
