@@ -18,11 +18,6 @@ from companion.boards import GRID, BoardProfile
 from companion.vision.colour import PixelClass
 
 N_CLASSES = len(PixelClass)
-# Robust floor fit: rounds, and how far (times the median offset, or at least this many Lab
-# units) a cell may sit from the plane and still count as floor in the next round.
-FLOOR_FIT_ROUNDS = 3
-FLOOR_OUTLIER_SPREAD = 3.0
-FLOOR_OUTLIER_MIN = 1.5
 CELLS = GRID * GRID
 SPECIES_ORDER = "BGYR"
 
@@ -71,14 +66,6 @@ class CellRules:
     # A slot with this many cells read as bare floor holds no tile, whatever colour
     # spills into its other cells (with fewer, only its colourless cells are read empty).
     open_slot_any_min: int = 2
-    # Proof of an empty cell: its mean chroma (Lab units) lies this close to the floor's,
-    # as fitted across the board in the same frame.  The printed floor is one ink whose
-    # colour drifts smoothly with the light; a tile is another pigment, and even one washed
-    # pale by glare keeps a step of 6 or more units from the floor beside it.
-    floor_match_max: float = 5.0
-    # Fewer floor cells than this give no trustworthy fit; the profile's floor colour
-    # (after white balance) is the reference instead.
-    floor_fit_min_cells: int = 12
 
 
 def class_fractions(
@@ -90,77 +77,6 @@ def class_fractions(
     counts = np.bincount(keys, minlength=CELLS * N_CLASSES).reshape(CELLS, N_CLASSES)
     totals = np.maximum(counts.sum(axis=1, keepdims=True), 1)
     return np.asarray(counts / totals, dtype=np.float64)
-
-
-@dataclass(frozen=True)
-class CellChroma:
-    """Mean Lab chroma (a, b, offset from 128) of each cell window."""
-
-    a: NDArray[np.float64]
-    b: NDArray[np.float64]
-
-    @classmethod
-    def measure(cls, lab: NDArray[np.uint8], cell_labels: NDArray[np.int32]) -> CellChroma:
-        inside = cell_labels >= 0
-        keys = cell_labels[inside]
-        counts = np.maximum(np.bincount(keys, minlength=CELLS), 1)
-        means = [
-            np.bincount(keys, weights=lab[..., ch][inside], minlength=CELLS) / counts - 128.0
-            for ch in (1, 2)
-        ]
-        return cls(np.asarray(means[0]), np.asarray(means[1]))
-
-
-def floor_chroma(
-    cells: list[str],
-    chroma: CellChroma,
-    profile: BoardProfile,
-    rules: CellRules,
-    reference_ab: tuple[float, float],
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """The floor's chroma expected under every cell: a plane fitted to the cells read empty.
-
-    Light changes colour smoothly across a board (two lamps, a warm and a cold side), so a
-    plane in (x, y) follows it; cells that sit off the plane (a washed tile read as floor)
-    are dropped from the fit and it is fitted again.
-    """
-    g = profile.geometry
-    centres = np.array([g.cell_centre_mm(i // GRID, i % GRID) for i in range(CELLS)])
-    design = np.c_[centres / 100.0, np.ones(CELLS)]
-    used = np.array(
-        [i for i, c in enumerate(cells) if c == "." and i not in profile.bonus_kind], dtype=int
-    )
-    if len(used) < rules.floor_fit_min_cells:
-        return np.full(CELLS, reference_ab[0]), np.full(CELLS, reference_ab[1])
-    values = np.c_[chroma.a[used], chroma.b[used]]
-    keep = np.ones(len(used), dtype=bool)
-    for _ in range(FLOOR_FIT_ROUNDS):
-        coef, *_ = np.linalg.lstsq(design[used][keep], values[keep], rcond=None)
-        off = np.hypot(*(design[used] @ coef - values).T)
-        keep = off <= max(FLOOR_OUTLIER_SPREAD * float(np.median(off[keep])), FLOOR_OUTLIER_MIN)
-        if keep.sum() < rules.floor_fit_min_cells:
-            return np.full(CELLS, reference_ab[0]), np.full(CELLS, reference_ab[1])
-    fitted = design @ coef
-    return fitted[:, 0], fitted[:, 1]
-
-
-def prove_empty(
-    cells: list[str],
-    chroma: CellChroma,
-    floor: tuple[NDArray[np.float64], NDArray[np.float64]],
-    rules: CellRules,
-    bonus_kind: dict[int, str],
-) -> list[str]:
-    """Cells read as floor whose colour is not the floor's become ``?``.
-
-    Floor-like pixels alone do not prove a cell empty: a glossy tile under glare shows them
-    too.  What it cannot show is the floor's own chroma at that place.
-    """
-    off = np.hypot(chroma.a - floor[0], chroma.b - floor[1])
-    return [
-        "?" if c == "." and i not in bonus_kind and off[i] > rules.floor_match_max else c
-        for i, c in enumerate(cells)
-    ]
 
 
 def read_cells(

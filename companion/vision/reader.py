@@ -15,14 +15,11 @@ from companion.boards import BoardProfile
 from companion.games.garum.state import BoardState
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.cells import (
-    CellChroma,
     CellRules,
     apply_tile_constraint,
     class_fractions,
     fill_covered_cells,
     fill_open_slots,
-    floor_chroma,
-    prove_empty,
     read_cells,
 )
 from companion.vision.colour import (
@@ -32,6 +29,7 @@ from companion.vision.colour import (
     classify,
     white_balance,
 )
+from companion.vision.floor import CellColour, fit_floor, prove_empty, raw_floor_colour
 from companion.vision.localize import BoardLocator, BoardNotFound, estimate_pose
 from companion.vision.occlusion import hand_mask
 from companion.vision.workers import WorkerRules, read_workers
@@ -72,20 +70,20 @@ class BoardReader:
         self.cell_rules = CellRules()
         self.worker_rules = WorkerRules()
 
-    def _recentre_chroma(self, lab: NDArray[np.uint8]) -> NDArray[np.uint8]:
-        """Moves the whole frame's chroma so the bare sheet sits at its reference.
+    def _recentre_chroma(self, lab: NDArray[np.uint8]) -> NDArray[np.uint8] | None:
+        """The lookup table that moves the whole frame's chroma so the bare sheet sits at
+        its reference, or ``None`` when it already does.
 
         White balance by channel gains cannot undo a channel clipped on the bright sheet
         (warm light on a camera with locked white balance); a shift in Lab can.
         """
         da, db = _sheet_ab_offset(lab, self._ring_samples, self._sheet_ab)
         if max(abs(da), abs(db)) < RECENTRE_MIN:
-            return lab
+            return None
         # One lookup table per channel: the same clipped shift, without a 16-bit copy.
         levels = np.arange(256, dtype=np.int16)[:, None]
         shift = np.array([0, -da, -db], dtype=np.int16)
-        table = np.clip(levels + shift, 0, 255).astype(np.uint8).reshape(256, 1, 3)
-        return np.asarray(cv2.LUT(lab, table), dtype=np.uint8)
+        return np.clip(levels + shift, 0, 255).astype(np.uint8).reshape(256, 1, 3)
 
     def read(self, frame_bgr: NDArray[np.uint8]) -> Reading:
         """Reads one BGR frame (any size) into a :class:`Reading`."""
@@ -104,17 +102,26 @@ class BoardReader:
         sheet = observed_sheet(view, self.layout)
         balanced = white_balance(view, sheet, self.colours)
         lab = cv2.cvtColor(balanced, cv2.COLOR_BGR2Lab)
-        lab = self._recentre_chroma(lab)
+        shift = self._recentre_chroma(lab)
+
+        def to_analysis(raw: NDArray[np.uint8]) -> NDArray[np.uint8]:
+            lab = cv2.cvtColor(white_balance(raw, sheet, self.colours), cv2.COLOR_BGR2Lab)
+            return lab if shift is None else np.asarray(cv2.LUT(lab, shift), dtype=np.uint8)
+
+        if shift is not None:
+            lab = np.asarray(cv2.LUT(lab, shift), dtype=np.uint8)
         classes, skin, skin_any = classify(lab, self._table)
         t2 = time.perf_counter()
         hand = hand_mask(classes, skin, skin_any, self.layout)
         fractions = class_fractions(classes, self.layout.cell_labels)
         rings = class_fractions(classes, self.layout.bonus_rings)
         cells = read_cells(fractions, self.cell_rules, self.profile.bonus_kind, rings)
-        chroma = CellChroma.measure(lab, self.layout.cell_labels)
-        seen = cells if hand is None else _hide(cells, hand, self.layout.cell_labels)
-        floor = floor_chroma(seen, chroma, self.profile, self.cell_rules, self.colours.floor_ab)
-        cells = prove_empty(cells, chroma, floor, self.cell_rules, self.profile.bonus_kind)
+        labels = self.layout.cell_labels
+        colour = CellColour.measure(lab, view, labels)
+        seen = cells if hand is None else _hide(cells, hand, labels)
+        raw_floor = raw_floor_colour(seen, view, labels, self.profile.bonus_kind)
+        floor = fit_floor(seen, colour, raw_floor, to_analysis, self.profile, self.colours.floor_ab)
+        cells = prove_empty(cells, colour, floor, self.profile.bonus_kind)
         cells = fill_covered_cells(cells, fractions, self.profile, self.cell_rules)
         cells = fill_open_slots(cells, fractions, self.profile, self.cell_rules)
         if hand is not None:
