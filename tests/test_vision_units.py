@@ -12,7 +12,7 @@ from companion.boards import load_profile
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.cells import CELLS, N_CLASSES, CellRules, read_cells
 from companion.vision.colour import ColourModel, PixelClass, classify, hex_to_bgr
-from companion.vision.floor import CellColour, FloorModel, fit_floor, prove_empty
+from companion.vision.floor import CellColour, CellWindows, FloorModel, fit_floor, prove_empty
 from companion.vision.localize import CameraPose, estimate_pose
 from companion.vision.render import Shot, random_camera
 from companion.vision.workers import (
@@ -332,6 +332,9 @@ def test_a_slot_seen_empty_in_one_cell_holds_no_tile() -> None:
     assert fill_open_slots(tiled, fractions, PROFILE, rules)[slot[1]] == "?"
 
 
+WINDOWS = CellWindows(CanonicalLayout(PROFILE).cell_labels, PROFILE)
+
+
 def _colour_board(a_at, b_at, lightness: float = 200.0) -> CellColour:  # type: ignore[no-untyped-def]
     g = PROFILE.geometry
     xy = [g.cell_centre_mm(i // 16, i % 16) for i in range(256)]
@@ -354,14 +357,14 @@ def test_the_floor_is_followed_across_a_board_lit_warm_on_one_side() -> None:
     off = 6 * 16 + 9
     colour.a[off] += 7.0
     cells = ["."] * 256
-    floor = fit_floor(cells, colour, None, _no_clipping, PROFILE, (0.0, 15.0))
-    out = prove_empty(cells, colour, floor, PROFILE.bonus_kind)
+    floor = fit_floor(cells, colour, None, _no_clipping, WINDOWS, (0.0, 15.0))
+    out = prove_empty(cells, colour, floor, WINDOWS)
     assert out[off] == "?"
     assert out.count("?") == 1
     # Against the print's nominal colour alone, the warm side would not be proven empty.
     flat_path = np.linspace(0.0, 255.0, 5)
     flat = FloorModel(np.zeros(256), np.full(256, 15.0), flat_path, np.zeros(5), np.zeros(5))
-    assert prove_empty(cells, colour, flat, PROFILE.bonus_kind).count("?") > 20
+    assert prove_empty(cells, colour, flat, WINDOWS).count("?") > 20
 
 
 def test_too_few_floor_cells_fall_back_to_the_printed_floor_colour() -> None:
@@ -369,9 +372,9 @@ def test_too_few_floor_cells_fall_back_to_the_printed_floor_colour() -> None:
     cells = ["B"] * 256
     for i in range(5):
         cells[i * 17] = "."
-    floor = fit_floor(cells, colour, None, _no_clipping, PROFILE, (0.5, 15.0))
+    floor = fit_floor(cells, colour, None, _no_clipping, WINDOWS, (0.5, 15.0))
     assert np.allclose(floor.a, 0.5) and np.allclose(floor.b, 15.0)
-    out = prove_empty(cells, colour, floor, PROFILE.bonus_kind)
+    out = prove_empty(cells, colour, floor, WINDOWS)
     assert all(out[i * 17] == "?" for i in range(5))
 
 
@@ -392,7 +395,7 @@ def test_floor_brightened_until_one_channel_clips_is_still_floor() -> None:
     colour.b[bright] = lab_spot[2] - 128
     assert np.hypot(lab_spot[1] - lab_plain[1], lab_spot[2] - lab_plain[2]) > 5.0
     cells = ["."] * 256
-    floor = fit_floor(cells, colour, raw_floor, _no_clipping, PROFILE, (0.0, 15.0))
-    assert prove_empty(cells, colour, floor, PROFILE.bonus_kind)[bright] == "."
+    floor = fit_floor(cells, colour, raw_floor, _no_clipping, WINDOWS, (0.0, 15.0))
+    assert prove_empty(cells, colour, floor, WINDOWS)[bright] == "."
     colour.washed_out[bright] = 0.9
-    assert prove_empty(cells, colour, floor, PROFILE.bonus_kind)[bright] == "?"
+    assert prove_empty(cells, colour, floor, WINDOWS)[bright] == "?"

@@ -43,6 +43,32 @@ SENSOR_LIMIT = 245
 WASHED_OUT_MIN = 0.5
 # Brightness factors along which the floor's clipped colour is traced (darker to brighter).
 BRIGHTENING = np.linspace(0.5, 4.0, 141)
+FLOOR_SAMPLE_STEP = 7
+
+
+class CellWindows:
+    """Where each cell's window lies in the canonical view, worked out once per board: the
+    per-frame measures are then a gather and a few bincounts."""
+
+    def __init__(self, cell_labels: NDArray[np.int32], profile: BoardProfile) -> None:
+        flat = cell_labels.ravel()
+        self.pixels = np.flatnonzero(flat >= 0)
+        self.keys = flat[self.pixels]
+        self.counts = np.maximum(np.bincount(self.keys, minlength=CELLS), 1).astype(np.float64)
+        # Every FLOOR_SAMPLE_STEP-th window pixel is enough for the floor's median colour.
+        self.sample_pixels = self.pixels[::FLOOR_SAMPLE_STEP]
+        self.sample_keys = self.keys[::FLOOR_SAMPLE_STEP]
+        g = profile.geometry
+        centres = np.array([g.cell_centre_mm(i // GRID, i % GRID) for i in range(CELLS)])
+        self.design = np.c_[centres / 100.0, np.ones(CELLS)]  # a plane in decimetres
+        self.plain = np.array([i not in profile.bonus_kind for i in range(CELLS)])
+
+    def mean(self, values: NDArray[np.float64]) -> FloatArray:
+        """Mean of one value per window pixel (in ``pixels`` order), per cell."""
+        return np.asarray(
+            np.bincount(self.keys, weights=values, minlength=CELLS) / self.counts,
+            dtype=np.float64,
+        )
 
 
 @dataclass(frozen=True)
@@ -57,22 +83,16 @@ class CellColour:
 
     @classmethod
     def measure(
-        cls, lab: NDArray[np.uint8], raw: NDArray[np.uint8], cell_labels: NDArray[np.int32]
+        cls, lab: NDArray[np.uint8], raw: NDArray[np.uint8], windows: CellWindows
     ) -> CellColour:
-        inside = cell_labels >= 0
-        keys = cell_labels[inside]
-        counts = np.maximum(np.bincount(keys, minlength=CELLS), 1).astype(np.float64)
-
-        def mean(values: NDArray[np.generic]) -> FloatArray:
-            sums = np.bincount(keys, weights=values[inside].astype(np.float64), minlength=CELLS)
-            return np.asarray(sums / counts, dtype=np.float64)
-
-        clipped = (raw >= SENSOR_LIMIT).sum(axis=2) >= 2
+        lab_px = lab.reshape(-1, 3)[windows.pixels].astype(np.float64)
+        raw_px = raw.reshape(-1, 3)[windows.pixels]
+        clipped = ((raw_px >= SENSOR_LIMIT).sum(axis=1) >= 2).astype(np.float64)
         return cls(
-            mean(lab[..., 0]),
-            mean(lab[..., 1]) - 128.0,
-            mean(lab[..., 2]) - 128.0,
-            mean(clipped),
+            windows.mean(lab_px[:, 0]),
+            windows.mean(lab_px[:, 1]) - 128.0,
+            windows.mean(lab_px[:, 2]) - 128.0,
+            windows.mean(clipped),
         )
 
 
@@ -99,12 +119,12 @@ def fit_floor(
     colour: CellColour,
     raw_floor_bgr: FloatArray | None,
     to_analysis: ToAnalysis,
-    profile: BoardProfile,
+    windows: CellWindows,
     printed_floor_ab: tuple[float, float],
 ) -> FloorModel:
     """The floor model of one frame, from the cells read empty (``cells``) and the raw
     colour of the floor seen in it (``None`` when too little floor shows)."""
-    a, b = _floor_plane(cells, colour, profile, printed_floor_ab)
+    a, b = _floor_plane(cells, colour, windows, printed_floor_ab)
     if raw_floor_bgr is None:
         flat = np.zeros(len(BRIGHTENING))
         return FloorModel(a, b, np.linspace(0.0, 255.0, len(BRIGHTENING)), flat, flat)
@@ -126,66 +146,60 @@ def fit_floor(
 
 
 def raw_floor_colour(
-    cells: list[str],
-    raw: NDArray[np.uint8],
-    cell_labels: NDArray[np.int32],
-    bonus_kind: dict[int, str],
+    cells: list[str], raw: NDArray[np.uint8], windows: CellWindows
 ) -> FloatArray | None:
     """Median raw colour of the cells read empty, or ``None`` when too few are."""
-    empty = [i for i, c in enumerate(cells) if c == "." and i not in bonus_kind]
-    if len(empty) < FLOOR_FIT_MIN_CELLS:
+    empty = np.array([c == "." for c in cells]) & windows.plain
+    if empty.sum() < FLOOR_FIT_MIN_CELLS:
         return None
-    lookup = np.zeros(CELLS + 1, dtype=bool)
-    lookup[empty] = True
-    pixels = raw[lookup[cell_labels]]  # -1 (no cell) indexes the last, False, entry
-    return np.asarray(np.median(pixels[::5], axis=0), dtype=np.float64)
+    chosen = windows.sample_pixels[empty[windows.sample_keys]]
+    return np.asarray(np.median(raw.reshape(-1, 3)[chosen], axis=0), dtype=np.float64)
 
 
 def _floor_plane(
     cells: list[str],
     colour: CellColour,
-    profile: BoardProfile,
+    windows: CellWindows,
     printed_floor_ab: tuple[float, float],
 ) -> tuple[FloatArray, FloatArray]:
     """A plane in (x, y) fitted to the chroma of the cells read empty, dropping cells off it
     (a washed tile read as floor) and fitting again; the printed colour if too few remain."""
     fallback = (np.full(CELLS, printed_floor_ab[0]), np.full(CELLS, printed_floor_ab[1]))
-    g = profile.geometry
-    centres = np.array([g.cell_centre_mm(i // GRID, i % GRID) for i in range(CELLS)])
-    design = np.c_[centres / 100.0, np.ones(CELLS)]
-    used = np.array(
-        [
-            i
-            for i, c in enumerate(cells)
-            if c == "." and i not in profile.bonus_kind and colour.washed_out[i] < WASHED_OUT_MIN
-        ],
-        dtype=int,
-    )
+    chosen = np.array([c == "." for c in cells]) & windows.plain
+    chosen &= colour.washed_out < WASHED_OUT_MIN
+    used = np.flatnonzero(chosen)
     if len(used) < FLOOR_FIT_MIN_CELLS:
         return fallback
+    design = windows.design[used]
     values = np.c_[colour.a[used], colour.b[used]]
     keep = np.ones(len(used), dtype=bool)
     coef = np.zeros((3, 2))
     for _ in range(FLOOR_FIT_ROUNDS):
-        coef, *_ = np.linalg.lstsq(design[used][keep], values[keep], rcond=None)
-        off = np.hypot(*(design[used] @ coef - values).T)
+        coef, *_ = np.linalg.lstsq(design[keep], values[keep], rcond=None)
+        off = np.hypot(*(design @ coef - values).T)
         keep = off <= max(FLOOR_OUTLIER_SPREAD * float(np.median(off[keep])), FLOOR_OUTLIER_MIN)
         if keep.sum() < FLOOR_FIT_MIN_CELLS:
             return fallback
-    fitted = design @ coef
+    fitted = windows.design @ coef
     return np.asarray(fitted[:, 0]), np.asarray(fitted[:, 1])
 
 
 def prove_empty(
-    cells: list[str], colour: CellColour, floor: FloorModel, bonus_kind: dict[int, str]
+    cells: list[str], colour: CellColour, floor: FloorModel, windows: CellWindows
 ) -> list[str]:
     """Cells read as floor that do not show the floor's colour become ``?``."""
     ea, eb = floor.expected(colour.lightness)
     off = np.hypot(colour.a - ea, colour.b - eb)
-    unproven = (off > FLOOR_MATCH_MAX) | (colour.washed_out >= WASHED_OUT_MIN)
-    return [
-        "?" if c == "." and i not in bonus_kind and unproven[i] else c for i, c in enumerate(cells)
-    ]
+    unproven = ((off > FLOOR_MATCH_MAX) | (colour.washed_out >= WASHED_OUT_MIN)) & windows.plain
+    return ["?" if c == "." and unproven[i] else c for i, c in enumerate(cells)]
 
 
-__all__ = ["CellColour", "FloorModel", "ToAnalysis", "fit_floor", "prove_empty", "raw_floor_colour"]
+__all__ = [
+    "CellColour",
+    "CellWindows",
+    "FloorModel",
+    "ToAnalysis",
+    "fit_floor",
+    "prove_empty",
+    "raw_floor_colour",
+]

@@ -29,7 +29,13 @@ from companion.vision.colour import (
     classify,
     white_balance,
 )
-from companion.vision.floor import CellColour, fit_floor, prove_empty, raw_floor_colour
+from companion.vision.floor import (
+    CellColour,
+    CellWindows,
+    fit_floor,
+    prove_empty,
+    raw_floor_colour,
+)
 from companion.vision.localize import BoardLocator, BoardNotFound, estimate_pose
 from companion.vision.occlusion import hand_mask
 from companion.vision.workers import WorkerRules, read_workers
@@ -67,6 +73,7 @@ class BoardReader:
         # Every 7th pixel of the bare sheet ring, as flat indices (a mask is slow to apply).
         self._ring_samples = np.flatnonzero(self.layout.ring_mask)[::7]
         self._locator = BoardLocator(profile)
+        self._windows = CellWindows(self.layout.cell_labels, profile)
         self.cell_rules = CellRules()
         self.worker_rules = WorkerRules()
 
@@ -116,12 +123,13 @@ class BoardReader:
         fractions = class_fractions(classes, self.layout.cell_labels)
         rings = class_fractions(classes, self.layout.bonus_rings)
         cells = read_cells(fractions, self.cell_rules, self.profile.bonus_kind, rings)
-        labels = self.layout.cell_labels
-        colour = CellColour.measure(lab, view, labels)
-        seen = cells if hand is None else _hide(cells, hand, labels)
-        raw_floor = raw_floor_colour(seen, view, labels, self.profile.bonus_kind)
-        floor = fit_floor(seen, colour, raw_floor, to_analysis, self.profile, self.colours.floor_ab)
-        cells = prove_empty(cells, colour, floor, self.profile.bonus_kind)
+        colour = CellColour.measure(lab, view, self._windows)
+        seen = cells if hand is None else _hide(cells, hand, self.layout.cell_labels)
+        raw_floor = raw_floor_colour(seen, view, self._windows)
+        floor = fit_floor(
+            seen, colour, raw_floor, to_analysis, self._windows, self.colours.floor_ab
+        )
+        cells = prove_empty(cells, colour, floor, self._windows)
         cells = fill_covered_cells(cells, fractions, self.profile, self.cell_rules)
         cells = fill_open_slots(cells, fractions, self.profile, self.cell_rules)
         if hand is not None:
