@@ -1,35 +1,45 @@
 # The two set-up commands of the README: `make demo` and `make test`.
-# Each creates (or reuses) the virtual environment itself.
+# Each creates (or reuses) the virtual environment itself. `make demo` installs only what
+# the table needs to run; `make test` adds the development tools (the `dev` extra), also
+# into a venv that `make demo` made before.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
+DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: demo test lint typecheck unit system-deps venv clean
+.PHONY: demo test lint typecheck unit system-deps venv dev-venv clean
 
-venv: $(STAMP)
+venv: $(RUN_STAMP)
 
-$(STAMP): pyproject.toml
+dev-venv: $(DEV_STAMP)
+
+$(RUN_STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	@touch $(STAMP)
+	$(BIN)/python -m pip install --quiet -e .
+	@touch $(RUN_STAMP)
 
-# apt packages the tests use for real: chromium (dashboard), mosquitto (café).
+$(DEV_STAMP): $(RUN_STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(DEV_STAMP)
+
+# apt packages the tests use for real: chromium (dashboard), mosquitto (café),
+# poppler-utils (renders the printable marker PDF).
 system-deps:
 	@bash scripts/install-system-deps.sh
 
-demo: $(STAMP)
+demo: $(RUN_STAMP)
 	$(BIN)/companion demo
 
-lint: $(STAMP)
+lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-typecheck: $(STAMP)
+typecheck: $(DEV_STAMP)
 	$(BIN)/mypy companion
 
-unit: $(STAMP) system-deps
+unit: $(DEV_STAMP) system-deps
 	$(BIN)/python -m pytest
 
 test: lint typecheck unit

@@ -30,3 +30,9 @@ def page() -> Iterator[Any]:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield browser.new_page(viewport={"width": 1400, "height": 900})
         browser.close()
+
+
+@pytest.fixture(autouse=True)
+def _private_config_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: Any) -> None:
+    """The table's chain key is created under ``$XDG_CONFIG_HOME``: never the real one."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 import pytest
+from cafe_helpers import event_message, state_message
 
 from companion.cafe.broker import BrokerSettings, parse_topic, table_id, topic
 from companion.cafe.hub_web import create_hub_app
@@ -63,7 +64,7 @@ def test_the_room_drops_repeats_and_counts_gaps() -> None:
     room = Room()
     watcher = room.watch()
     for seq in (1, 2, 2, 3, 1, 5):
-        room.on_event("t", {"seq": seq, "kind": "reading"})
+        room.on_event("t", event_message("t", seq, kind="reading"))
     assert room.seqs("t") == [1, 2, 3, 5]
     card = room.card("t")
     assert card is not None and card["duplicates"] == 2 and card["gaps"] == 1
@@ -74,16 +75,23 @@ def test_the_room_drops_repeats_and_counts_gaps() -> None:
 
 def test_the_room_keeps_the_newest_state_and_counts_bad_messages() -> None:
     room = Room()
-    room.on_state("t", {"seq": 9, "status": "playing"})
-    room.on_state("t", {"seq": 4, "status": "dispute"})  # an older snapshot, late
+    room.on_state("t", state_message("t", 9, status="playing"))
+    room.on_state("t", state_message("t", 4, status="dispute"))  # an older snapshot, late
     assert room.card("t")["status"] == "playing"  # type: ignore[index]
-    room.on_state("t", {"seq": 10, "status": 'x" onclick="alert(1)'})
-    assert room.card("t")["status"] == "unknown"  # type: ignore[index]
+    room.on_state("t", state_message("t", 10, status='x" onclick="alert(1)'))
+    assert room.card("t")["status"] == "playing"  # type: ignore[index]
     room.on_state("t", "not json")
     room.on_state("t", {"no": "seq"})
     room.on_event("t", [1, 2])
     room.on_status("t", "maybe")
-    assert room.bad_messages == 4
+    assert room.bad_messages == 5
+    assert room.rejected()["by_reason"] == {
+        "bad presence": 1,
+        "bad status": 1,
+        "not an object": 2,
+        "wrong table": 1,
+    }
+    assert room.card("t")["rejected"] == 5  # type: ignore[index]
     room.on_status("t", "offline")
     assert room.card("t")["presence"] == "offline"  # type: ignore[index]
 
@@ -110,17 +118,17 @@ def test_the_hub_page_escapes_what_players_typed() -> None:
     room.on_status("t1", "online")
     room.on_state(
         "t1",
-        {
-            "seq": 3,
-            "game": 1,
-            "status": "dispute",
-            "board_title": "Troia <b>",
-            "seats": [{"name": evil, "score": 4}],
-            "leader": [evil],
-            "dispute": True,
-            "violations": ["<img src=x onerror=alert(1)>"],
-            "dashboard": "javascript:alert(1)",
-        },
+        state_message(
+            "t1",
+            3,
+            status="dispute",
+            board_title="Troia <b>",
+            seats=[{"name": evil, "score": 4}, {"name": "Ben", "score": 1}],
+            leader=[evil],
+            dispute=True,
+            violations=["<img src=x onerror=alert(1)>"],
+            dashboard="javascript:alert(1)",
+        ),
     )
     client = create_hub_app(room).test_client()
     page = client.get("/").get_data(as_text=True)

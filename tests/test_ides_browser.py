@@ -83,3 +83,31 @@ def test_the_operator_applies_an_offered_choice(
     page.click("form.choices button[type=submit]")
     sync_api.expect(page.locator(".ides-log li").first).to_contain_text(label)
     assert table.actions_applied == 1 and table.lines[0].text == label
+
+
+def test_the_operator_sets_up_physical_dice_and_enters_a_face(
+    served: tuple[IdesTable, DashboardServer], page: Any
+) -> None:
+    table, server = served
+    page.goto(server.url + "/login")
+    page.fill("input[name=pin]", TOKEN)
+    page.click("button[type=submit]")
+    page.goto(server.url + "/ides")
+    page.click("details.ides-new summary")
+    names = page.locator("details.ides-new input[name=player]")
+    names.nth(0).fill("Ann")
+    names.nth(1).fill("Bo")
+    page.select_option("select[name=dice_mode]", "physical")
+    page.click("details.ides-new button[type=submit]")
+    expect = sync_api.expect
+    expect(page.locator(".dice-mode")).to_have_attribute("data-dice-mode", "physical")
+    page.select_option(
+        "select[name=choice]", label="Draw the free tile and keep it in the stockpile"
+    )
+    page.click("form.choices button[type=submit]")
+    expect(page.locator(".who")).to_contain_text("Ann")
+    page.select_option("select[name=choice]", label="Roll the orange die: yellow")
+    page.click("form.choices button[type=submit]")
+    expect(page.locator(".die[data-die='orange']")).to_have_attribute("data-face", "yellow")
+    game = table.game
+    assert game is not None and game.rolls[-1].face.value == "yellow"

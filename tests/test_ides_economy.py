@@ -14,6 +14,7 @@ from companion.games.ides import (
     IllegalAction,
     LayStockpiled,
     Move,
+    Pass,
     Passage,
     Phase,
     Promote,
@@ -22,6 +23,7 @@ from companion.games.ides import (
     Roll,
     Rule,
     Square,
+    Token,
 )
 from companion.games.ides.dice import Die
 
@@ -122,6 +124,72 @@ def test_scenario_11_laid_ferryman_can_be_bought_for_three() -> None:
     with pytest.raises(IllegalAction) as exc:
         turn(seat(new(), 0, coins=9), Face.GREEN).apply(BuyFerryman(1))
     assert exc.value.code is Rule.NO_FERRYMAN
+
+
+def test_scenario_11_a_bought_ferryman_can_carry_the_buyer_across_at_once() -> None:
+    """Scenario 11 (a ferryman laid too early): the buyer may stockpile the ferryman *or use
+    it immediately*; using it costs 3 coins like any ferryman in one's possession, on the
+    same green result that bought it."""
+    laid = seat(seat(new(), 0, ferrymen_laid=1), 1, square=Square.OUTSIDE, coins=6)
+    game = turn(
+        laid.apply(DrawFreeTile(to_stockpile=True)).apply(Roll(Die.ORANGE, Face.RED)), Face.GREEN
+    )
+    assert game.current == 1
+    bought = game.apply(BuyFerryman(0))
+    assert bought.phase is Phase.ACTION and bought.current == 1
+    assert Move(Square.HILL_3, Passage.FERRYMAN) in bought.legal_actions()
+    assert DrawTile(to_stockpile=True) not in bought.legal_actions()
+    crossed = bought.apply(Move(Square.HILL_3, Passage.FERRYMAN))
+    buyer = crossed.players[1]
+    # 3 to buy, 3 to use, +2 for a two-square crossing landing within the hills
+    assert (buyer.coins, buyer.stockpile, buyer.ferrymen) == (6 - 3 - 3 + 2, 0, 0)
+    assert crossed.phase is Phase.CARD  # the crossing was the action's dice move
+    kept = bought.apply(Pass())
+    assert kept.current == 0 and kept.players[1].ferrymen == 1  # kept, and the turn is over
+    with pytest.raises(IllegalAction) as exc:
+        bought.apply(DrawTile(to_stockpile=True))
+    assert exc.value.code is Rule.FERRYMAN_BOUGHT
+
+
+def test_scenario_11_a_buyer_who_cannot_pay_the_crossing_keeps_the_ferryman() -> None:
+    """Scenario 11 with the ferryman price list: a crossing still costs 3 coins, so a buyer
+    left with fewer can only keep the ferryman."""
+    game = turn(seat(seat(new(), 1, ferrymen_laid=1), 0, coins=4), Face.GREEN)
+    bought = game.apply(BuyFerryman(1))
+    assert [type(a) for a in bought.legal_actions()] == [Pass]
+
+
+def test_a_testudo_over_an_outpost_or_revolt_takes_that_tile() -> None:
+    """Testudo Legion tiles: laid over an outpost or a slave revolt, the testudo replaces it
+    and the player takes ownership of the beaten tile, which joins the stockpile."""
+    drawn = turn(on(Square.HILL_2), Face.GREEN).apply(DrawTile(to_stockpile=False, captures=True))
+    assert drawn.players[0].stockpile == 1
+    from_stock = turn(on(Square.HILL_2, stockpile=2), Face.GREEN)
+    after = from_stock.apply(LayStockpiled(captures=True))
+    assert after.players[0].stockpile == 2  # the testudo left, the beaten tile came
+    free_tile = on(Square.HILL_2).apply(DrawFreeTile(to_stockpile=False, captures=True))
+    assert free_tile.players[0].stockpile == 1
+    offered = turn(on(Square.HILL_2, stockpile=1), Face.GREEN).legal_actions()
+    assert DrawTile(to_stockpile=False, captures=True) in offered
+    assert LayStockpiled(captures=True) in offered
+
+
+def test_only_a_testudo_laid_on_the_road_takes_a_tile() -> None:
+    """Testudo Legion tiles: the capture comes from laying a testudo; a tile kept in the
+    stockpile, a ferryman, or a free tile in Miss-A-Turn mode takes nothing."""
+    game = turn(on(Square.HILL_2, stockpile=1, ferrymen=1), Face.GREEN)
+    for action in (
+        DrawTile(to_stockpile=True, captures=True),
+        DrawTile(to_stockpile=False, ferryman=True, captures=True),
+        LayStockpiled(ferryman=True, captures=True),
+    ):
+        with pytest.raises(IllegalAction) as exc:
+            game.apply(action)
+        assert exc.value.code is Rule.TESTUDO_CAPTURE
+    missing = on(Square.HILL_2, token=Token.MISS_A_TURN)
+    with pytest.raises(IllegalAction) as exc:
+        missing.apply(DrawFreeTile(to_stockpile=False, captures=True))
+    assert exc.value.code is Rule.MISS_A_TURN_STOCKPILE_ONLY
 
 
 def test_laying_a_stockpiled_ferryman_leaves_it_buyable_and_usable() -> None:

@@ -178,13 +178,54 @@ def test_scenario_10_landing_on_the_podium_bumps_the_occupant() -> None:
     assert game.players[1].square is Square.HILL_1 and game.forum_holder == 0
 
 
-def test_grand_entrance_senator_sends_a_podium_senator_back_off_the_board() -> None:
-    game = seat(new(), 1, square=Square.PODIUM)
-    game = step(turn(game, Face.GREEN), Square.PODIUM)
-    assert game.players[1].square is Square.START
-    game = card(game, 2)
+def test_grand_entrance_sending_a_podium_senator_back_is_the_arrivals_choice() -> None:
+    """Grand entrance: when a senator enters onto the podium while an opponent's senator is
+    on hill 1, the arriving player *may* send that senator back; it then needs a green or
+    purple to enter again. Not choosing it leaves only the landing bump (scenario 10)."""
+    game = turn(seat(new(), 1, square=Square.PODIUM), Face.GREEN)
+    moves = {a for a in game.legal_actions() if isinstance(a, Move)}
+    assert moves == {Move(Square.PODIUM), Move(Square.PODIUM, send_back=(1,))}
+    kept = step(game, Square.PODIUM)
+    assert kept.players[1].square is Square.HILL_1  # bumped off the podium, still on hill 1
+    sent = game.apply(Move(Square.PODIUM, send_back=(1,)))
+    assert sent.players[1].square is Square.START
+    again = turn(card(sent, 2), Face.GREEN)  # Bo must enter again, and may answer in kind
+    moves = {a for a in again.legal_actions() if isinstance(a, Move)}
+    assert moves == {Move(Square.PODIUM), Move(Square.PODIUM, send_back=(0,))}
+
+
+def test_grand_entrance_reaches_senators_anywhere_on_hill_1() -> None:
+    """Grand entrance: the rule speaks of a senator *on hill 1*, not only on the podium, so
+    senators elsewhere on hill 1 can be sent back too (each one the arrival picks), while
+    a commander on hill 1, or a senator on another hill, cannot."""
+    game = new(4)
+    game = seat(game, 1, square=Square.HILL_1)
+    game = seat(game, 2, square=Square.HILL_1, rank=Rank.COMMANDER)
+    game = seat(game, 3, square=Square.HILL_2)
     game = turn(game, Face.GREEN)
-    assert [a for a in game.legal_actions() if isinstance(a, Move)] == [Move(Square.PODIUM)]
+    assert {a.send_back for a in game.legal_actions() if isinstance(a, Move)} == {(), (1,)}
+    after = game.apply(Move(Square.PODIUM, send_back=(1,)))
+    squares = [p.square for p in after.players]
+    assert squares == [Square.PODIUM, Square.START, Square.HILL_1, Square.HILL_2]
+    for victims, code in (((2,), Rule.GRAND_ENTRANCE), ((3,), Rule.GRAND_ENTRANCE)):
+        with pytest.raises(IllegalAction) as exc:
+            game.apply(Move(Square.PODIUM, send_back=victims))
+        assert exc.value.code is code
+    two = turn(seat(seat(new(3), 1, square=Square.HILL_1), 2, square=Square.PODIUM), Face.GREEN)
+    sends = {a.send_back for a in two.legal_actions() if isinstance(a, Move)}
+    assert sends == {(), (1,), (2,), (1, 2)}
+    with pytest.raises(IllegalAction):
+        two.apply(Move(Square.PODIUM, send_back=(2, 1)))  # each seat once, in order
+
+
+def test_only_an_entering_senator_sends_others_back() -> None:
+    """Grand entrance: the choice belongs to a sigillum first entering the board; a senator
+    already on the board stepping onto the podium only bumps (scenario 10)."""
+    game = turn(seat(seat(new(), 0, square=Square.HILL_1), 1, square=Square.PODIUM), Face.GREEN)
+    assert Move(Square.PODIUM, send_back=(1,)) not in game.legal_actions()
+    with pytest.raises(IllegalAction) as exc:
+        game.apply(Move(Square.PODIUM, send_back=(1,)))
+    assert exc.value.code is Rule.GRAND_ENTRANCE
 
 
 def test_holder_leaving_the_podium_reopens_the_game() -> None:

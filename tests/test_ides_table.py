@@ -29,10 +29,11 @@ from companion.games.ides.simulate import choose
 from companion.link.emulator import Emulator
 from companion.link.host import HostLink
 from companion.link.lights import StatusLight, TableLights
+from companion.table.chain_key import default_key_path, open_table_log
 from companion.table.ides_buttons import IDES_PINS, IdesButtons
 from companion.table.ides_lights import dice_faces
 from companion.table.ides_session import IdesStatus, IdesTable, state_digest
-from companion.table.log import EventKind, GameLog, LogError
+from companion.table.log import ChainStatus, EventKind, GameLog, LogError
 
 WRITER = Path(__file__).with_name("ides_writer.py")
 ROOT = Path(__file__).resolve().parents[1]
@@ -354,8 +355,8 @@ def test_demo_plays_a_whole_game_to_a_forum_win(tmp_path: Path) -> None:
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert "operator token: demo-pin" in result.stdout
-    with GameLog(data / "ides.db") as log:
-        assert log.verify().ok
+    with open_table_log(data / "ides.db", default_key_path()) as log:  # the demo's own key
+        assert log.verify().status is ChainStatus.KEYED
         table = IdesTable(log)
         game = table.game
         assert table.status is IdesStatus.OVER and game is not None and game.over

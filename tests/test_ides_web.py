@@ -50,7 +50,9 @@ def client(tmp_path: Path, table: IdesTable) -> FlaskClient:
 def offered_on_page(client: FlaskClient) -> set[str]:
     """The option values of the choice form, as the browser would submit them."""
     page = client.get("/ides").get_data(as_text=True)
-    return {html.unescape(v) for v in re.findall(r'<option value="([^"]*)"', page)}
+    form = re.search(r'<select name="choice".*?</select>', page, re.S)
+    assert form is not None
+    return {html.unescape(v) for v in re.findall(r'<option value="([^"]*)"', form[0])}
 
 
 def login(client: FlaskClient) -> str:

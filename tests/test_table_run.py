@@ -18,10 +18,11 @@ from companion.boards import load_profile
 from companion.errors import InputError
 from companion.games.garum import GameSetup, Seat, Variant, record_lines, simulate_game
 from companion.link import StatusLight
+from companion.table.chain_key import default_key_path, load_or_create_key
 from companion.table.config import demo_config, load_config
 from companion.table.fakes import RecordingLights
 from companion.table.led import LinkLights
-from companion.table.log import GameLog
+from companion.table.log import ChainStatus, GameLog
 from companion.table.runner import Table
 from companion.web.config import WebConfig
 
@@ -214,5 +215,6 @@ def test_the_demo_command_plays_at_a_live_table_and_starts_fresh(tmp_path: Path)
     assert lines[0].startswith("dashboard: http://127.0.0.1:")
     assert any("next:" in line for line in lines)
     demo()  # the same folder again: a new game from an empty board, not a desync
-    with GameLog(tmp_path / "table.db") as log:
-        assert len(log.games()) == 2 and log.verify().ok
+    key = load_or_create_key(default_key_path())  # the demo's key, under this test's config home
+    with GameLog(tmp_path / "table.db", key=key) as log:
+        assert len(log.games()) == 2 and log.verify().status is ChainStatus.KEYED

@@ -126,5 +126,5 @@ def test_marker_sheet_at_true_size(tmp_path: Path, capsys: pytest.CaptureFixture
 def test_marker_sheet_refuses_other_formats(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["markers", "--out", str(tmp_path / "m.pdf")]) == 2
+    assert main(["markers", "--out", str(tmp_path / "m.jpg")]) == 2
     assert ".png" in capsys.readouterr().err

@@ -129,7 +129,7 @@ def test_the_setup_form_starts_a_game(client: FlaskClient, session: TableSession
     assert client.post("/operator/new_game", data=form).status_code == 302
     assert session.game is not None and session.game.setup.first_seat == 1
     page = client.get("/").get_data(as_text=True)
-    assert "whole order known" in page
+    assert "the next vat is foretold" in page
 
 
 def test_user_text_is_escaped_everywhere(client: FlaskClient) -> None:
@@ -164,8 +164,10 @@ def test_history_replay_export_and_evidence(client: FlaskClient, session: TableS
     assert "hash chain intact" in client.get("/history").get_data(as_text=True)
     replay = client.get("/history/1?step=1").get_data(as_text=True)
     assert "step 1 of 3" in replay
-    record = client.get("/history/1/record.jsonl").get_data(as_text=True).splitlines()
-    assert list(parse_record(record, "download").states) == states[:3]
+    assert client.get("/history/1/record.jsonl").status_code == 403  # in play: aureus inside
+    record = client.get("/history/1/record.jsonl", headers={"X-Companion-Token": TOKEN})
+    lines = record.get_data(as_text=True).splitlines()
+    assert list(parse_record(lines, "download").states) == states[:3]
     digest = session.snapshot()["last_photo"]
     assert client.get(f"/photo/{digest}.jpg").data.startswith(b"\xff\xd8")
     assert client.get("/photo/../../etc/passwd.jpg").status_code == 404

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 import ssl
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -129,3 +131,32 @@ class _ClosingSSLSocket(ssl.SSLSocket):
         except BaseException:
             self.close()
             raise
+
+
+def print_to_stderr(line: str) -> None:
+    """One write per line, so lines from several threads never run into each other."""
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
+class ConnectionReport:
+    """Tells the operator, one line each, why the broker cannot be reached and when it can.
+
+    A problem is printed when it first appears or changes, not at every retry, so an hour's
+    outage is one line rather than thousands; the line says when the next attempt is.
+    """
+
+    def __init__(self, who: str, out: Callable[[str], None] = print_to_stderr) -> None:
+        self.who = who
+        self.out = out
+        self._last: str | None = None
+
+    def failed(self, problem: str, retry_s: float) -> None:
+        if problem != self._last:
+            self.out(f"{self.who}: {problem}; retrying in {retry_s:g} s, then less often")
+            self._last = problem
+
+    def connected(self, address: str) -> None:
+        if self._last is not None:
+            self.out(f"{self.who}: connected to {address}")
+            self._last = None

@@ -31,11 +31,14 @@ def create_hub_app(room: Room, config: HubWebConfig | None = None) -> Flask:
 
     @app.get("/")
     def index() -> str:
-        return render_template("hub.html", cards=room.cards(), title=config.title)
+        return render_template(
+            "hub.html", cards=room.cards(), rejected=room.rejected(), title=config.title
+        )
 
     @app.get("/api/tables")
     def tables() -> Any:
-        return jsonify(tables=room.cards(), bad_messages=room.bad_messages)
+        rejected = room.rejected()
+        return jsonify(tables=room.cards(), bad_messages=rejected["total"], rejected=rejected)
 
     @app.get("/events")
     def events() -> Response:

@@ -19,6 +19,7 @@ import json
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -26,7 +27,13 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
-from companion.cafe.broker import BrokerSettings, table_id, topic
+from companion.cafe.broker import (
+    BrokerSettings,
+    ConnectionReport,
+    print_to_stderr,
+    table_id,
+    topic,
+)
 from companion.cafe.snapshot import TableFold, event_message
 from companion.table.log import GameLog
 
@@ -122,7 +129,9 @@ class TablePublisher:
         broker: BrokerSettings,
         dashboard_url: str | None = None,
         options: PublisherOptions | None = None,
+        report: Callable[[str], None] = print_to_stderr,
     ) -> None:
+        """``report`` gets one line per connection problem (default: printed on stderr)."""
         self.log_path = Path(log_path)
         self.table = table_id(table)
         self.broker = broker
@@ -130,6 +139,7 @@ class TablePublisher:
         self.options = options or PublisherOptions()
         self.state = PublisherState.STOPPED
         self.error: str | None = None
+        self._report = ConnectionReport(f"café table {self.table}", report)
         self._cursor = AckedCursor(self.log_path)
         self._key = f"{self.table}@{broker.address}"
         self._acked_seq = 0
@@ -214,6 +224,8 @@ class TablePublisher:
             self._set_state(PublisherState.OFFLINE)
             if was_online:
                 delay_s = opts.retry_min_s
+            problem = self.error or f"lost the connection to {self.broker.address}"
+            self._report.failed(problem, delay_s)
             self._stop.wait(delay_s)
             delay_s = min(delay_s * 2, opts.retry_max_s)
 
@@ -269,6 +281,7 @@ class TablePublisher:
                 self.error = f"{self.broker.address}: no answer to the connection request"
                 return False
         self.error = None
+        self._report.connected(self.broker.address)
         client.publish(status, "online", qos=1, retain=True)
         self._set_state(PublisherState.ONLINE)
         sent = self._acked_seq
@@ -282,7 +295,8 @@ class TablePublisher:
                     if room <= 0:
                         break
                     fold.apply(event)
-                    payload = json.dumps(event_message(self.table, event), separators=(",", ":"))
+                    message = event_message(self.table, event, fold)
+                    payload = json.dumps(message, separators=(",", ":"))
                     info = client.publish(events_topic, payload, qos=1)
                     conn.inflight[info.mid] = (event.seq, event.hash)
                     sent = event.seq

@@ -1,25 +1,42 @@
 """The hub's picture of the room, rebuilt from what the broker delivers and kept in memory only.
 
 Every table is known by its retained ``status`` and ``state`` messages plus the ``events``
-stream.  Events are deduplicated by (table, seq): a table that republishes after an outage
-may repeat one, and the repeat is counted, not shown twice.  Viewers are told *which* tables
-changed; each one then reads the newest card, so a slow screen skips intermediate states of
-a table but never misses a table.
+stream.  Each message is checked by :mod:`companion.cafe.schema` first; one the hub cannot
+use is counted (per reason and per table) and dropped, never shown.
+
+Sequence numbers come from the table, so a forged one must not hide the real stream:
+
+* an event or state more than ``MAX_SEQ_JUMP`` beyond the table's current seq is dropped
+  ("seq jump"), so one message cannot leap the table far ahead; the current seq is that of
+  the latest message to arrive, so even a forged one that passed is replaced by the next;
+* an event is a repeat only if both its seq and its hash were seen before.  An unseen seq is
+  accepted even if a higher one came first, and a seen seq with another hash is accepted and
+  counted as a conflict: a forged message may add a line, but it never hides a real event;
+* a state snapshot older than the one shown is taken only when it matches an event the hub
+  accepted (a table always publishes its events before its snapshot), so a forged high
+  snapshot is replaced by the table's next real one.
+
+Viewers are told *which* tables changed; each one then reads the newest card, so a slow
+screen skips intermediate states of a table but never misses a table.
 """
 
 from __future__ import annotations
 
 import threading
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 from urllib.parse import urlsplit
 
+from companion.cafe import schema
+from companion.cafe.schema import Rejected
+
 RECENT_EVENTS = 8
 SEQ_MEMORY = 20_000  # per table: enough for a long evening, bounded all the same
-# The table statuses a snapshot may carry; they become CSS classes, so nothing else passes.
-STATUSES = frozenset({"setup", "playing", "dispute", "desync", "ended"})
+MAX_SEQ_JUMP = 1_000  # a real table's seq grows by one per event; a hub away misses none
+HASHES_PER_SEQ = 4  # conflicting events remembered for one seq
+MAX_TABLES = 500  # a room, not the whole broker: new tables past this are refused
 
 
 class Presence(StrEnum):
@@ -42,55 +59,62 @@ def safe_link(url: object) -> str | None:
 class TableCard:
     table: str
     presence: Presence = Presence.UNKNOWN
-    state: dict[str, Any] | None = None
+    state: dict[str, Any] | None = None  # as checked by schema.check_state
     state_seq: int = -1
-    last_event_seq: int = 0
+    last_event_seq: int = 0  # of the event that arrived last
     duplicates: int = 0
     gaps: int = 0
+    conflicts: int = 0
+    rejected: int = 0
     seqs: deque[int] = field(default_factory=lambda: deque(maxlen=SEQ_MEMORY))
+    hashes: dict[int, set[str]] = field(default_factory=dict)  # seq -> hashes accepted
     recent: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=RECENT_EVENTS))
+
+    @property
+    def head(self) -> int:
+        """The table's current seq (its latest snapshot or event), -1 before anything."""
+        return max(self.state_seq, self.last_event_seq if self.hashes else -1)
+
+    def remember(self, seq: int, digest: str) -> None:
+        known = self.hashes.setdefault(seq, set())
+        if len(known) < HASHES_PER_SEQ:
+            known.add(digest)
+        while len(self.hashes) > SEQ_MEMORY:
+            del self.hashes[next(iter(self.hashes))]
 
     def view(self) -> dict[str, Any]:
         """The card as JSON for the page; user-typed strings stay data, never markup."""
         s = self.state or {}
-        seats: list[Any] = s["seats"] if isinstance(s.get("seats"), list) else []
-        whose = s.get("whose_turn") if isinstance(s.get("whose_turn"), dict) else None
+        seats: list[dict[str, Any]] = s.get("seats", [])
+        whose = s.get("whose_turn")
+        status = s.get("status", "unknown")
         return {
             "table": self.table,
             "presence": self.presence.value,
             "seq": self.state_seq,
             "last_event_seq": self.last_event_seq,
-            "status": s["status"] if s.get("status") in STATUSES else "unknown",
-            "game": s.get("game") if isinstance(s.get("game"), int) else None,
-            "board": _text(s.get("board_title") or s.get("board")),
-            "variant": _text(s.get("variant")),
-            "round": s.get("round") if isinstance(s.get("round"), int) else None,
-            "rounds": s.get("rounds") if isinstance(s.get("rounds"), int) else None,
-            "turn": s.get("turn") if isinstance(s.get("turn"), int) else None,
-            "whose_turn": _text(whose.get("name")) if whose else None,
-            "seats": [
-                {"name": _text(p.get("name")), "score": p.get("score")}
-                for p in seats
-                if isinstance(p, dict) and isinstance(p.get("score"), int)
-            ],
-            "leader": [_text(n) for n in s.get("leader", []) if isinstance(n, str)]
-            if isinstance(s.get("leader"), list)
-            else [],
-            "dispute": s.get("dispute") is True,
-            "desync": s.get("desync") is True,
-            "violations": [_text(v) for v in s.get("violations", []) if isinstance(v, str)]
-            if isinstance(s.get("violations"), list)
-            else [],
-            "ended": _text(s.get("ended")),
+            "status": status,
+            "game": s.get("game"),
+            "board": s.get("board_title") or s.get("board"),
+            "variant": s.get("variant"),
+            "round": s.get("round"),
+            "rounds": s.get("rounds"),
+            "turn": s.get("turn"),
+            "whose_turn": whose["name"] if whose else None,
+            "seats": [{"name": p["name"], "score": p["score"]} for p in seats],
+            "leader": list(s.get("leader", [])),
+            "dispute": s.get("dispute", False),
+            "desync": s.get("desync", False),
+            "violations": list(s.get("violations", [])),
+            "ended": s.get("ended"),
+            "chain_head": s.get("chain_head") if status == "ended" else None,
             "dashboard": safe_link(s.get("dashboard")),
             "recent": list(self.recent),
             "duplicates": self.duplicates,
             "gaps": self.gaps,
+            "conflicts": self.conflicts,
+            "rejected": self.rejected,
         }
-
-
-def _text(value: object, limit: int = 80) -> str | None:
-    return value[:limit] if isinstance(value, str) else None
 
 
 class RoomWatcher:
@@ -130,53 +154,88 @@ class Room:
         self._lock = threading.Lock()
         self._tables: dict[str, TableCard] = {}
         self._watchers: set[RoomWatcher] = set()
-        self.bad_messages = 0
+        self._rejected: Counter[str] = Counter()
 
     # -- updates from the broker -----------------------------------------------------------
 
     def _card(self, table: str) -> TableCard:
         card = self._tables.get(table)
         if card is None:
+            if len(self._tables) >= MAX_TABLES:
+                raise Rejected("too many tables")
             card = self._tables[table] = TableCard(table)
         return card
 
-    def on_status(self, table: str, text: str) -> None:
-        presence = {"online": Presence.ONLINE, "offline": Presence.OFFLINE}.get(text)
-        if presence is None:
-            self.bad_message()
+    def receive(self, table: str, leaf: str, payload: bytes) -> None:
+        """One message as the broker delivered it on ``cafe/v1/table/<table>/<leaf>``."""
+        if not payload:  # a retained message cleared: the table was retired
+            if leaf == "status":
+                self.forget(table)
             return
-        with self._lock:
-            card = self._card(table)
-            card.presence = presence
-        self._changed(table)
+        try:
+            if leaf == "status":
+                self._status(table, schema.check_status(payload))
+            elif leaf == "state":
+                self._state(table, schema.check_state(table, schema.decode(payload)))
+            elif leaf == "events":
+                self._event(table, schema.check_event(table, schema.decode(payload)))
+            else:
+                raise Rejected("unknown topic")
+        except Rejected as refused:
+            self.reject(refused.reason, table)
+
+    def on_status(self, table: str, text: str) -> None:
+        self.receive(table, "status", text.encode())
 
     def on_state(self, table: str, state: object) -> None:
-        if not isinstance(state, dict) or not isinstance(state.get("seq"), int):
-            self.bad_message()
-            return
-        with self._lock:
-            card = self._card(table)
-            if state["seq"] < card.state_seq:
-                return  # an older snapshot than the one shown
-            card.state = state
-            card.state_seq = state["seq"]
-        self._changed(table)
+        try:
+            self._state(table, schema.check_state(table, state))
+        except Rejected as refused:
+            self.reject(refused.reason, table)
 
     def on_event(self, table: str, event: object) -> None:
-        if not isinstance(event, dict) or not isinstance(event.get("seq"), int):
-            self.bad_message()
-            return
-        seq: int = event["seq"]
+        try:
+            self._event(table, schema.check_event(table, event))
+        except Rejected as refused:
+            self.reject(refused.reason, table)
+
+    def _status(self, table: str, text: str) -> None:
         with self._lock:
             card = self._card(table)
-            if seq <= card.last_event_seq:
+            card.presence = Presence(text)
+        self._changed(table)
+
+    def _state(self, table: str, state: dict[str, Any]) -> None:
+        seq: int = state["seq"]
+        with self._lock:
+            card = self._card(table)
+            if card.head >= 0 and seq > card.head + MAX_SEQ_JUMP:
+                raise Rejected("seq jump")
+            if seq < card.state_seq and seq not in card.hashes:
+                return  # an older snapshot than the one shown
+            card.state = state
+            card.state_seq = seq
+        self._changed(table)
+
+    def _event(self, table: str, event: dict[str, Any]) -> None:
+        seq: int = event["seq"]
+        digest: str = event["hash"]
+        with self._lock:
+            card = self._card(table)
+            if card.head >= 0 and seq > card.head + MAX_SEQ_JUMP:
+                raise Rejected("seq jump")
+            known = card.hashes.get(seq)
+            if known is not None and digest in known:
                 card.duplicates += 1
                 return
-            if card.last_event_seq and seq != card.last_event_seq + 1:
+            if known is not None:
+                card.conflicts += 1  # two events claim one seq: both are shown
+            elif card.last_event_seq and seq > card.last_event_seq + 1:
                 card.gaps += 1
-            card.last_event_seq = seq
+            card.remember(seq, digest)
+            card.last_event_seq = seq  # the newest to arrive, so a forged one is soon replaced
             card.seqs.append(seq)
-            card.recent.appendleft(_event_summary(event))
+            card.recent.appendleft({k: event[k] for k in ("seq", "kind", "outcome", "at_s")})
         self._changed(table)
 
     def forget(self, table: str) -> None:
@@ -186,10 +245,29 @@ class Room:
         if found:
             self._changed(table)
 
-    def bad_message(self) -> None:
-        """A message no table could have meant: counted, never shown."""
+    def reject(self, reason: str, table: str | None = None) -> None:
+        """A message the hub cannot use: counted by reason (and on its table's card), dropped."""
         with self._lock:
-            self.bad_messages += 1
+            self._rejected[reason] += 1
+            card = self._tables.get(table) if table is not None else None
+            if card is not None:
+                card.rejected += 1
+        if card is not None:
+            self._changed(card.table)
+
+    @property
+    def bad_messages(self) -> int:
+        with self._lock:
+            return sum(self._rejected.values())
+
+    def rejected(self) -> dict[str, Any]:
+        """The dropped messages: a total, per reason, and per table still in the room."""
+        with self._lock:
+            return {
+                "total": sum(self._rejected.values()),
+                "by_reason": dict(sorted(self._rejected.items())),
+                "by_table": {t: c.rejected for t, c in sorted(self._tables.items()) if c.rejected},
+            }
 
     def _changed(self, table: str) -> None:
         with self._lock:
@@ -227,15 +305,3 @@ class Room:
         with self._lock:
             card = self._tables.get(table)
             return list(card.seqs) if card is not None else []
-
-
-def _event_summary(event: dict[str, Any]) -> dict[str, Any]:
-    """What a card lists of an event: its kind and, for a verdict, the outcome."""
-    payload = event.get("payload")
-    outcome = payload.get("outcome") if isinstance(payload, dict) else None
-    return {
-        "seq": event["seq"],
-        "kind": _text(event.get("kind")),
-        "outcome": _text(outcome),
-        "at_s": event.get("at_s") if isinstance(event.get("at_s"), int | float) else None,
-    }

@@ -14,6 +14,7 @@ from companion.games.garum.state import BoardState
 from companion.table.history import History, fold
 from companion.table.log import Event, EventKind, GameLog
 from companion.table.replay import game_at
+from companion.table.view import revealed_vats
 
 
 class TableFold:
@@ -115,11 +116,43 @@ class TableFold:
             violations=[str(v.get("code", "")) for v in h.flag.violations] if h.flag else [],
             position=game.state.to_dict(),
         )
+        if h.end_hash is not None:  # what the players saw at the end, for the room to keep
+            state["chain_head"] = h.end_hash
         return state
 
+    def public_payload(self, event: Event) -> dict[str, Any]:
+        """``event``'s payload as the room may read it: the broker is open to the café, so
+        the aureus order goes out only as far as the table has revealed it (the fold must
+        already hold ``event``)."""
+        h, game = self.history, self.game
+        if h is None or game is None or event.game != h.game or h.ended is not None:
+            return event.payload
+        turn = game.turn
+        known = revealed_vats(game.setup.variant.value, turn.round if turn else None)
+        if known is None or turn is None:
+            return event.payload
+        payload = event.payload
+        if event.kind is EventKind.GAME_STARTED and isinstance(payload.get("aureus"), list):
+            return {**payload, "aureus": payload["aureus"][:known]}
+        if event.kind is EventKind.LED and isinstance(payload.get("upcoming_vats"), list):
+            keep = max(0, known - turn.round + 1)
+            return {**payload, "upcoming_vats": payload["upcoming_vats"][:keep]}
+        return payload
 
-def event_message(table: str, event: Event) -> dict[str, Any]:
-    """One log event as published: its seq and hash let a subscriber spot a repeat."""
+
+def event_message(table: str, event: Event, fold: TableFold | None = None) -> dict[str, Any]:
+    """One log event as published: its seq and hash let a subscriber spot a repeat.  With the
+    table's ``fold``, what the room may not know yet is left out of the payload.
+
+    The café may learn each vat as it is revealed, never the vats still to come: without
+    the fold to say how far the table has got, a game's start leaves the order out.
+    """
+    if fold is not None:
+        payload = fold.public_payload(event)
+    elif event.kind is EventKind.GAME_STARTED:
+        payload = {k: v for k, v in event.payload.items() if k != "aureus"}
+    else:
+        payload = event.payload
     return {
         "table": table,
         "seq": event.seq,
@@ -127,7 +160,7 @@ def event_message(table: str, event: Event) -> dict[str, Any]:
         "prev": event.prev,
         "game": event.game,
         "kind": event.kind.value,
-        "payload": event.payload,
+        "payload": payload,
         "photo": event.photo,
         "at_s": event.at_s,
     }

@@ -21,7 +21,8 @@ def register(subparsers: Any) -> None:
         help="run the table from a configuration file (camera, LEDs, buttons, dashboard)",
         description=(
             "Runs the live table described by a TOML file; resumes the last game from the "
-            "game log after a restart. The operator token comes from COMPANION_OPERATOR_TOKEN."
+            "game log after a restart. The operator token comes from COMPANION_OPERATOR_TOKEN, "
+            "else from the file named by [web] token_file (see companion init)."
         ),
     )
     source = parser.add_mutually_exclusive_group(required=True)
@@ -60,12 +61,12 @@ def serve(
 ) -> int:
     """Runs the table until Ctrl-C or SIGTERM; ``narrate`` prints each change, ``fresh``
     starts a new game even if the log holds one in play."""
-    web = WebConfig.from_env()
+    web = WebConfig.from_env(token_file=config.token_file)
     table = Table.open(config, web=web, fresh=fresh).start()
     dashboard = f"{(web.public_url or table.server.url).rstrip('/')}/"
     publisher = cafe.start(config.log_path, dashboard) if cafe is not None else None
     print(f"dashboard: {table.server.url}/  (TV: /tv, phone: /phone)", flush=True)
-    print(f"operator token: {web.operator_token}", flush=True)
+    print(f"operator token: {web.token_note()}", flush=True)
     print(f"game log: {config.log_path}", flush=True)
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())

@@ -1,8 +1,10 @@
 """The table's configuration file (TOML): where data lives, which hardware, the dashboard.
 
 Every backend is named by ``kind`` so a Pi with a camera, the LED device and buttons, and a
-laptop replaying a game record, use the same file format.  Secrets (the operator token)
-stay in the environment (``COMPANION_OPERATOR_TOKEN``), never in the file.
+laptop replaying a game record, use the same file format.  Secrets never go in this file:
+the operator token lives in its own file (``[web] token_file``, mode 0600) or in the
+environment (``COMPANION_OPERATOR_TOKEN``, which wins); the game log's chain key lives in
+its own file (``[log] key_file``), never in the data folder.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.errors import InputError
+from companion.table.chain_key import default_key_path
 
 CAMERA_KINDS = ("none", "record", "simulated", "synthetic", "opencv", "picamera")
 LIGHT_KINDS = ("none", "print", "serial", "emulated")
@@ -35,6 +38,8 @@ class TableConfig:
     lights: Backend = Backend("none")
     buttons: Backend = Backend("none")
     game: dict[str, Any] | None = None
+    token_file: Path | None = None
+    key_file: Path = field(default_factory=default_key_path)
 
     @property
     def log_path(self) -> Path:
@@ -85,21 +90,44 @@ def load_config(path: str | Path) -> TableConfig:
         raise InputError("expected a host name or address", source=source, field="web.host")
     if not isinstance(port, int) or not 0 <= port <= 65535:
         raise InputError("expected a port number 0-65535", source=source, field="web.port")
+    token_file = web.get("token_file")
+    if token_file is not None and (not isinstance(token_file, str) or not token_file):
+        raise InputError("expected a file name", source=source, field="web.token_file")
     game = data.get("game")
     if game is not None and not isinstance(game, dict):
         raise InputError("expected a table", source=source, field="game")
     base = Path(source).parent
     folder = Path(data_dir)
+    data_path = folder if folder.is_absolute() else base / folder
     return TableConfig(
         source=source,
-        data_dir=folder if folder.is_absolute() else base / folder,
+        data_dir=data_path,
+        key_file=_key_file(_table(data, "log", source), base, data_path, source),
         host=host,
         port=port,
         camera=_backend(data, "camera", CAMERA_KINDS, source),
         lights=_backend(data, "lights", LIGHT_KINDS, source),
         buttons=_backend(data, "buttons", BUTTON_KINDS, source),
         game=game,
+        token_file=None if token_file is None else base / token_file,
     )
+
+
+def _key_file(section: dict[str, Any], base: Path, data_dir: Path, source: str) -> Path:
+    """The chain key's file: kept out of the data folder, where a copy of the log goes."""
+    value = section.get("key_file")
+    if value is None:
+        return default_key_path()
+    if not isinstance(value, str) or not value:
+        raise InputError("expected a file path", source=source, field="log.key_file")
+    path = Path(value).expanduser()
+    path = path if path.is_absolute() else base / path
+    if path.resolve().is_relative_to(data_dir.resolve()):
+        raise InputError(
+            "the chain key must be kept outside the data folder", source=source,
+            field="log.key_file",
+        )  # fmt: skip
+    return path
 
 
 def demo_config(

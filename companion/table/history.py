@@ -53,6 +53,7 @@ class History:
     flag: Flag | None = None
     ended: str | None = None
     last_seq: int = 0
+    end_hash: str | None = None  # the chain head as the game ended: what the players saw
 
     @property
     def boards(self) -> list[dict[str, Any]]:
@@ -98,7 +99,8 @@ class History:
             case EventKind.DISMISSED:
                 return replace(h, flag=None)
             case EventKind.GAME_ENDED:
-                return replace(h, ended=str(p.get("reason", "ended")), flag=None)
+                reason = str(p.get("reason", "ended"))
+                return replace(h, ended=reason, flag=None, end_hash=event.hash)
             case _:
                 return h
 

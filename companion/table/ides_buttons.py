@@ -14,7 +14,7 @@ import threading
 from collections.abc import Mapping
 
 from companion.devices.buttons import Button, ButtonAction, ButtonEvent, Buttons
-from companion.games.ides import IllegalAction, Roll, Rule
+from companion.games.ides import DiceMode, IllegalAction, Roll, Rule
 from companion.table.ides_session import IdesTable
 
 # BCM pins: confirm and roll as on the Garum table; next and previous on two more buttons.
@@ -56,9 +56,12 @@ class IdesButtons:
         if button is Button.ROLL:
             rolls = [a for a in table.choices() if isinstance(a, Roll)]
             if len(rolls) != 1:
-                refusal = IllegalAction(
-                    Rule.WRONG_STEP, "no roll is offered now: choose with next and confirm"
+                why = (
+                    "physical dice: pick the face the die shows with next and confirm"
+                    if table.dice_mode is DiceMode.PHYSICAL
+                    else "no roll is offered now: choose with next and confirm"
                 )
+                refusal = IllegalAction(Rule.WRONG_STEP, why)
                 table.refuse(refusal)
                 raise refusal
             applied = table.act(rolls[0], by="buttons")

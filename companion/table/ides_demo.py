@@ -18,14 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from companion.errors import CompanionError, InputError
-from companion.games.ides import Dice
+from companion.games.ides import Dice, DiceMode
 from companion.games.ides.simulate import DEFAULT_NAMES, choose
 from companion.link.emulator import Emulator
 from companion.link.host import HostLink
 from companion.table import ides_words as words
+from companion.table.chain_key import default_key_path, open_table_log
 from companion.table.ides_lights import LightsOut
 from companion.table.ides_session import IdesStatus, IdesTable
-from companion.table.log import GameLog
 from companion.table.ports import TableLights as GarumLights
 from companion.table.session import TableSession
 from companion.web import Services, create_app
@@ -97,6 +97,8 @@ def run(args: argparse.Namespace) -> int:
         )
         log = table.log
         start_or_resume(table, server, web, list(DEFAULT_NAMES[: args.players]))
+        if table.status is IdesStatus.TAMPERED:  # the demo plays nothing on an altered log
+            return 1
         try:
             play(table, args.seed, pause_s)
         except KeyboardInterrupt:
@@ -122,15 +124,19 @@ def open_ides_table(
     port: int,
     *,
     roll_s: float = ROLL_S,
+    web: WebConfig | None = None,
+    key_file: Path | None = None,
 ) -> tuple[IdesTable, DashboardServer, WebConfig]:
-    """An Ides table on its log in ``data_dir``, served on the dashboard; ``stack`` closes it."""
-    log = GameLog(data_dir / "ides.db")
+    """An Ides table on its log in ``data_dir``, served on the dashboard; ``stack`` closes it.
+    Both logs are chained with the key in ``key_file`` (the default key when not given)."""
+    key_file = key_file or default_key_path()
+    log = open_table_log(data_dir / "ides.db", key_file)
     stack.callback(log.close)
     table = IdesTable(log, lights, roll_s=roll_s)
     stack.callback(table.close)
-    garum_log = GameLog(data_dir / "table.db")
+    garum_log = open_table_log(data_dir / "table.db", key_file)
     stack.callback(garum_log.close)
-    web = WebConfig.from_env()
+    web = web or WebConfig.from_env()
     app = create_app(web, Services(TableSession(garum_log, _Dark()), garum_log, ides=table))
     try:
         server = DashboardServer(app, host, port).start()
@@ -144,16 +150,30 @@ def open_ides_table(
 
 
 def start_or_resume(
-    table: IdesTable, server: DashboardServer, web: WebConfig, names: list[str]
+    table: IdesTable,
+    server: DashboardServer,
+    web: WebConfig,
+    names: list[str],
+    *,
+    dice_mode: DiceMode = DiceMode.ELECTRONIC,
 ) -> None:
-    """Says where the table is served, then resumes the game in play or starts one."""
+    """Resumes the game in play or starts one, then says where the table is served (so a
+    client reading the dashboard line finds the game already there)."""
+    status = table.status
+    if status is not IdesStatus.PLAYING and status is not IdesStatus.TAMPERED:
+        table.new_game(names, dice_mode=dice_mode)
     print(f"dashboard: {server.url}/ides", flush=True)
-    print(f"operator token: {web.operator_token}", flush=True)
+    print(f"operator token: {web.token_note()}", flush=True)
     print(f"game log: {table.log.path}", flush=True)
-    if table.status is IdesStatus.PLAYING:
+    if status is IdesStatus.TAMPERED:
+        v = table.verification
+        print(
+            f"{table.log.path}: the game log fails verification at event {v.bad_seq}"
+            f" ({v.reason}): acknowledge it on the dashboard",
+            flush=True,
+        )
+    elif status is IdesStatus.PLAYING:
         print(f"resuming game {table.game_id} after {table.actions_applied} actions")
-    else:
-        table.new_game(names)
 
 
 def play(table: IdesTable, seed: int | None, pause_s: float) -> None:

@@ -4,7 +4,8 @@ Every applied action (a roll with the face it showed) is written to the :class:`
 before anyone hears of it, and the game is always the fold of the logged actions, so a
 restart after ``kill -9`` resumes the same game: :meth:`IdesTable.__init__` replays the last
 Ides game of the log.  The dashboard, the buttons and the demo all act through
-:meth:`IdesTable.act`; one lock serialises them.
+:meth:`IdesTable.act`; one lock serialises them.  A log that fails verification starts the
+table ``tampered``: nothing is played until the operator acknowledges it.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from companion.games.ides import (
     Bribe,
     Dice,
     DiceFaces,
+    DiceMode,
     FateRoll,
     Game,
     IllegalAction,
@@ -29,9 +31,11 @@ from companion.games.ides import (
     Rule,
     action_from_dict,
     action_to_dict,
+    each_face,
 )
 from companion.link.lights import TableLights
 from companion.table import ides_words as words
+from companion.table.evidence import TamperedLog, acknowledge, evidence_view, unacknowledged
 from companion.table.hub import Hub
 from companion.table.ides_lights import DiceLights, LightsOut, picture
 from companion.table.ides_view import ides_view
@@ -46,6 +50,7 @@ class IdesStatus(StrEnum):
     SETUP = "setup"  # no Ides game in the log yet
     PLAYING = "playing"
     OVER = "over"  # won, or ended by the operator
+    TAMPERED = "tampered"  # the log failed verification; the operator has not yet seen it
 
 
 @dataclass(frozen=True)
@@ -103,6 +108,7 @@ class IdesTable:
         self._lock = threading.RLock()
         self._lights = DiceLights(lights, roll_s=roll_s, on_settle=self._settled)
         self.game: Game | None = None
+        self.dice_mode = DiceMode.ELECTRONIC
         self.game_id: int | None = None
         self.ended: str | None = None
         self.lines: list[LogLine] = []
@@ -111,12 +117,17 @@ class IdesTable:
         self.cursor = 0
         self._version = 0
         self._snapshot: dict[str, Any] = {}
+        self.verification = log.verify()
+        self.tampered = unacknowledged(log, self.verification)
+        self.replay_error: str | None = None
         self._resume()
 
     # -- reading ---------------------------------------------------------------------------
 
     @property
     def status(self) -> IdesStatus:
+        if self.tampered:
+            return IdesStatus.TAMPERED
         if self.game is None:
             return IdesStatus.SETUP
         if self.game.over or self.ended is not None:
@@ -137,22 +148,54 @@ class IdesTable:
             return self._snapshot
 
     def choices(self) -> list[Action]:
-        """Exactly the actions the rules allow the current player now (none when over)."""
+        """Exactly the actions the rules allow the current player now (none when over).
+
+        With physical dice a roll is offered once per face, for the operator to pick the one
+        the real die shows; electronic rolls are offered without a face."""
         game = self.game
         if game is None or self.status is not IdesStatus.PLAYING:
             return []
-        return game.legal_actions()
+        legal = game.legal_actions()
+        if self.dice_mode is DiceMode.ELECTRONIC:
+            return legal
+        out: list[Action] = []
+        for action in legal:
+            if isinstance(action, Roll | Bribe | FateRoll):
+                out += each_face(action, game.faces)
+            else:
+                out.append(action)
+        return out
 
     # -- resuming --------------------------------------------------------------------------
 
     def _resume(self) -> None:
         """Replays the last Ides game of the log; a logged action the rules refuse is damage."""
-        opening = next((e for e in reversed(self.log.games()) if is_ides(e)), None)
-        if opening is not None:
-            self.game_id = opening.game
-            for event in self.log.events(opening.game):
-                self._replay(event)
+        try:
+            opening = next((e for e in reversed(self.log.games()) if is_ides(e)), None)
+            if opening is not None:
+                self.game_id = opening.game
+                for event in self.log.events(opening.game):
+                    self._replay(event)
+        except (LogError, InputError, ValueError, TypeError, AttributeError) as exc:
+            if self.verification.ok:
+                raise
+            self.game, self.game_id = None, None  # an edited log may not replay: keep it
+            self.replay_error = f"the last game cannot be replayed from the log: {exc}"
         self._publish(self._lights.show(picture(self.game)))
+
+    def evidence(self) -> dict[str, Any]:
+        """What the page says about the log's integrity."""
+        return evidence_view(self.log, self.verification, self.tampered)
+
+    def acknowledge(self) -> None:
+        """The operator has seen the log's damage; the log keeps it and records the look."""
+        with self._lock:
+            if not self.tampered:
+                raise TamperedLog("the table is not waiting for an acknowledgement")
+            event = acknowledge(self.log, self.verification, self.game_id)
+            self.last_seq = event.seq
+            self.tampered = False
+            self._publish(self._lights.show(picture(self.game)))
 
     def _replay(self, event: Event) -> None:
         self.last_seq = event.seq
@@ -173,7 +216,10 @@ class IdesTable:
     def _open(self, header: dict[str, Any], seq: int) -> None:
         faces = DiceFaces.from_dict(header.get("dice"))
         names = check_names(header.get("players"))
+        # A log from before the choice existed was played with the companion's dice.
+        mode = DiceMode.parse(header.get("dice_mode", DiceMode.ELECTRONIC.value))
         self.game = Game.setup(names, first_seat=int(header.get("first_seat", 0)), faces=faces)
+        self.dice_mode = mode
         self.game_id = seq
         self.ended = None
         self.lines = []
@@ -191,10 +237,22 @@ class IdesTable:
 
     # -- acting ----------------------------------------------------------------------------
 
-    def new_game(self, names: Any, *, first_seat: int = 0, faces: DiceFaces | None = None) -> int:
-        """Opens a new Ides game (ending one in play); returns its number in the log."""
+    def new_game(
+        self,
+        names: Any,
+        *,
+        first_seat: int = 0,
+        faces: DiceFaces | None = None,
+        dice_mode: DiceMode = DiceMode.ELECTRONIC,
+    ) -> int:
+        """Opens a new Ides game (ending one in play); returns its number in the log.  The
+        dice mode is written in the game's opening event, so a replay knows who threw."""
         checked = check_names(names)
-        if not isinstance(first_seat, int) or not 0 <= first_seat < len(checked):
+        if (
+            not isinstance(first_seat, int)
+            or isinstance(first_seat, bool)
+            or not 0 <= first_seat < len(checked)
+        ):
             raise InputError(f"expected a seat 0-{len(checked) - 1}", field="first_seat")
         header = {
             "game": GAME_KIND,
@@ -202,8 +260,11 @@ class IdesTable:
             "players": checked,
             "first_seat": first_seat,
             "dice": (faces or DiceFaces()).to_dict(),
+            "dice_mode": DiceMode(dice_mode).value,
         }
         with self._lock:
+            if self.tampered:
+                raise TamperedLog("the game log was altered: acknowledge it before a new game")
             if self.status is IdesStatus.PLAYING and self.game_id is not None:
                 self._append(EventKind.GAME_ENDED, {"reason": "replaced by a new game"})
             event = self.log.start_game(header)
@@ -214,9 +275,11 @@ class IdesTable:
 
     def act(self, action: Action, *, by: str = "operator", dice: Dice | None = None) -> Action:
         """Applies ``action`` for the current player (throwing a roll first); returns it as
-        applied.  A refusal raises ``IllegalAction`` and is shown until the next action."""
+        applied.  A refusal raises ``IllegalAction`` and is shown until the next action; a
+        roll that does not fit the dice mode raises ``InputError`` and changes nothing."""
         with self._lock:
             game = self._require_playing()
+            self._check_dice_mode(action)
             thrower = dice or self._dice or Dice(game.faces)
             try:
                 applied, after = game.play(action, thrower)
@@ -276,7 +339,25 @@ class IdesTable:
 
     # -- internals -------------------------------------------------------------------------
 
+    def _check_dice_mode(self, action: Action) -> None:
+        """Electronic dice are the companion's alone to throw; physical dice need the face
+        the real die shows (checked against the die by the rules)."""
+        if not isinstance(action, Roll | Bribe | FateRoll):
+            return
+        if self.dice_mode is DiceMode.ELECTRONIC and action.face is not None:
+            raise InputError(
+                "the companion throws the dice in this game; a roll cannot name its face",
+                field="action.face",
+            )
+        if self.dice_mode is DiceMode.PHYSICAL and action.face is None:
+            raise InputError(
+                "this game uses physical dice: enter the face the die shows",
+                field="action.face",
+            )
+
     def _require_playing(self) -> Game:
+        if self.tampered:
+            raise IllegalAction(Rule.GAME_OVER, "the game log was altered: acknowledge it first")
         if self.game is None or self.status is not IdesStatus.PLAYING:
             raise IllegalAction(Rule.GAME_OVER, "no Ides game is in play: start a new game first")
         return self.game

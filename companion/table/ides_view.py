@@ -22,9 +22,12 @@ def ides_view(table: IdesTable, lights: TableLights, version: int) -> dict[str, 
     base: dict[str, Any] = {
         "status": table.status.value,
         "version": version,
+        "dice_mode": table.dice_mode.value,
         "game_id": table.game_id,
         "lights": lights.to_dict(),
         "lights_error": table.lights_error,
+        "evidence": table.evidence(),
+        "replay_error": table.replay_error,
     }
     if game is None:
         return {**base, "players": [], "choices": [], "log": [], "rolls": []}

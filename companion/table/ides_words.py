@@ -92,6 +92,10 @@ def _thrown(text: str, face: object) -> str:
     return text if face is None else f"{text}: {getattr(face, 'value', face)}"
 
 
+def _capture(captures: bool) -> str:
+    return ": a testudo taking the outpost or slave revolt it covers" if captures else ""
+
+
 def label(action: Action, names: Sequence[str]) -> str:
     """One line saying what ``action`` does (with its face once thrown)."""
     if isinstance(action, DrawFreeTile | DrawTile):
@@ -99,7 +103,7 @@ def label(action: Action, names: Sequence[str]) -> str:
         if action.ferryman:
             what += ", a ferryman,"
         where = "keep it in the stockpile" if action.to_stockpile else "lay it on the road"
-        return f"Draw {what} and {where}"
+        return f"Draw {what} and {where}{_capture(action.captures)}"
     if isinstance(action, Roll):
         return _thrown(f"Roll the {action.die.value} die", action.face)
     if isinstance(action, Bribe):
@@ -121,9 +125,13 @@ def label(action: Action, names: Sequence[str]) -> str:
             f"to push {_name(names, action.target)} back"
         )
     if isinstance(action, LayStockpiled):
-        return "Lay a stockpiled ferryman" if action.ferryman else "Lay a tile from the stockpile"
+        if action.ferryman:
+            return "Lay a stockpiled ferryman"
+        return f"Lay a tile from the stockpile{_capture(action.captures)}"
     if isinstance(action, Move):
-        return f"Move to {square(action.to)} ({PASSAGES[action.passage]})"
+        sent = ", ".join(_name(names, s) for s in action.send_back)
+        and_send = f", sending {sent} back off the board" if sent else ""
+        return f"Move to {square(action.to)} ({PASSAGES[action.passage]}){and_send}"
     if isinstance(action, BuyFerryman):
         return f"Buy {_name(names, action.seller)}'s ferryman for 3 coins"
     if isinstance(action, Pass):

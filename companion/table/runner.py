@@ -20,6 +20,7 @@ from companion.devices.buttons import Buttons, RPiGPIOPins
 from companion.errors import InputError
 from companion.games.garum import parse_record
 from companion.table.camera import CameraReadings
+from companion.table.chain_key import open_table_log
 from companion.table.config import Backend, TableConfig
 from companion.table.device_buttons import DeviceButtons
 from companion.table.frames import render_jpeg
@@ -32,7 +33,7 @@ from companion.table.ports import (
     TableLights,
 )
 from companion.table.referee import DemoReferee
-from companion.table.session import NewGame, TableSession, make_setup
+from companion.table.session import NewGame, TableSession, TableState, make_setup
 from companion.table.simcam import SimulatedPlayersCamera
 from companion.table.sources import RecordReadings, simulated_players
 from companion.vision.sources import OpenCVCamera, PiCamera
@@ -176,14 +177,22 @@ class Table:
         config.data_dir.mkdir(parents=True, exist_ok=True)
         source, implied = make_readings(config)
         lights = lights or make_lights(config)
-        log = GameLog(config.log_path)
+        log = open_table_log(config.log_path, config.key_file)
         session = TableSession(log, lights)
         app = create_app(web or WebConfig.from_env(), Services(session, log))
         server = DashboardServer(app, config.host, config.port)
         table = cls(log, session, server, lights, readings or source, make_buttons(config))
         if isinstance(source, CameraReadings) and isinstance(source.source, SimulatedPlayersCamera):
             source.source.waiter = DemoReferee(session)  # simulated players wait for the table
-        if fresh or session.state.value in ("setup", "ended"):
+        if session.state is TableState.TAMPERED:  # no new game until the operator has seen it
+            v = session.verification
+            print(
+                f"{config.log_path}: the game log fails verification at event {v.bad_seq}"
+                f" ({v.reason}): acknowledge it on the dashboard",
+                file=sys.stderr,
+                flush=True,
+            )
+        elif fresh or session.state.value in ("setup", "ended"):
             if implied is not None:
                 session.operate("new_game", request=implied)
             elif config.game is not None:

@@ -7,7 +7,9 @@ restart after ``kill -9`` resumes the same game exactly.
 
 States: ``SETUP`` (no game), ``PLAYING``, ``DESYNC`` (the board differs from what the rules
 expect in a way no single turn explains: something accepted moved), ``AWAITING_CORRECTION``
-(a move broke a rule; the operator accepts, corrects or undoes it) and ``ENDED``.
+(a move broke a rule; the operator accepts, corrects or undoes it) and ``ENDED``.  A log
+that fails verification when the table starts puts it in ``TAMPERED`` instead: nothing is
+judged until the operator acknowledges it, and the acknowledgement is itself logged.
 """
 
 from __future__ import annotations
@@ -34,9 +36,10 @@ from companion.games.garum import (
     ViolationCode,
 )
 from companion.games.garum.state import BoardState
+from companion.table.evidence import acknowledge, evidence_view, unacknowledged
 from companion.table.history import Flag, History, fold
 from companion.table.hub import Hub
-from companion.table.log import EventKind, GameLog, LogError
+from companion.table.log import EventKind, GameLog, LogError, Verification
 from companion.table.ports import (
     Button,
     ButtonPress,
@@ -48,7 +51,7 @@ from companion.table.ports import (
     TableLights,
 )
 from companion.table.replay import game_at, header_of
-from companion.table.view import table_view
+from companion.table.view import table_view, viewer_view
 
 # Violations meaning that something already accepted moved: the board is out of step with
 # the rules rather than showing one bad move.
@@ -61,6 +64,7 @@ class TableState(StrEnum):
     DESYNC = "desync"
     AWAITING_CORRECTION = "awaiting_correction"
     ENDED = "ended"
+    TAMPERED = "tampered"
 
 
 class ActionError(CompanionError):
@@ -167,12 +171,18 @@ class TableSession:
         self._lights_pending = False
         self._running = threading.Event()
         self._drain_lock = threading.Lock()
+        self.verification = Verification(True, 0)
+        self._tampered = False
+        self._acknowledged_seq = 0
+        self.replay_error: str | None = None
         self._resume()
 
     # -- state -----------------------------------------------------------------------------
 
     @property
     def state(self) -> TableState:
+        if self._tampered:
+            return TableState.TAMPERED
         h = self._history
         if h is None:
             return TableState.SETUP
@@ -198,12 +208,24 @@ class TableSession:
             return self._snapshot
 
     def _resume(self) -> None:
-        """Rebuilds the last game from the log."""
+        """Rebuilds the last game from the log, once the log has proved itself intact."""
+        self.verification = self.log.verify()
+        self._tampered = unacknowledged(self.log, self.verification)
         game_id = self.log.last_game()
         if game_id is not None:
-            self._history = fold(self.log.events(game_id))
-            self._rebuild()
+            try:
+                self._history = fold(self.log.events(game_id))
+                self._rebuild()
+            except Exception as exc:  # an edited log may not even replay: say so, keep it
+                if self.verification.ok:
+                    raise
+                self._history, self._game = None, None
+                self.replay_error = f"the last game cannot be replayed from the log: {exc}"
         self._refresh(log_lights=False)
+
+    def evidence(self) -> dict[str, Any]:
+        """What the pages say about the log's integrity."""
+        return evidence_view(self.log, self.verification, self._tampered)
 
     def _rebuild(self) -> None:
         """The rules position is a pure function of the accepted steps."""
@@ -321,6 +343,8 @@ class TableSession:
 
     def _do_reading(self, reading: Reading) -> str:
         observed = reading.state
+        if self._tampered:
+            return "tampered"
         if self._game is None or self.state is TableState.ENDED:
             return "no game"
         if observed == self._last_seen:
@@ -425,6 +449,8 @@ class TableSession:
     # -- operator actions and buttons ------------------------------------------------------
 
     def _do_new_game(self, request: NewGame) -> int:
+        if self._tampered:
+            raise ActionError("the game log was altered: acknowledge it before a new game")
         setup = make_setup(request, self._load_board, self._rng)
         if self._history is not None and self._history.ended is None:
             self._append(EventKind.GAME_ENDED, {"reason": "replaced by a new game"})
@@ -506,6 +532,18 @@ class TableSession:
         self._choose_vat(vat, "operator")
         return "chosen"
 
+    def _do_acknowledge(self) -> str:
+        """The operator has seen that the log failed verification; play may go on.  The
+        log keeps the damage as it is; this event records who saw it and how far."""
+        self._require(TableState.TAMPERED)
+        game = self._history.game if self._history is not None else None
+        event = acknowledge(self.log, self.verification, game)
+        if self._history is not None:
+            self._history = self._history.apply(event)
+        self._acknowledged_seq = event.seq  # a new version for viewers, even with no game
+        self._tampered = False
+        return "acknowledged"
+
     def _do_button(self, press: ButtonPress) -> str:
         if self._history is not None:
             self._append(EventKind.BUTTON, {"button": press.button.value, "value": press.value})
@@ -548,8 +586,11 @@ class TableSession:
             except OSError as exc:  # the table plays on without its LEDs; retried next time
                 self.lights_error = str(exc)
         view = table_view(self.state.value, self._game, self._history, lights)
+        view["evidence"] = self.evidence()
+        view["version"] = max(view["version"], self._acknowledged_seq)
         view["lights_error"] = self.lights_error
         view["log_error"] = self.log_error
+        view["replay_error"] = self.replay_error
         view["source_error"] = self.source_error
         held = self._unreadable.state if self._unreadable else None
         view["unreadable_cells"] = (
@@ -557,12 +598,12 @@ class TableSession:
         )
         with self._lock:
             self._snapshot = view
-        self.hub.publish(view)
+        self.hub.publish(viewer_view(view))  # the live stream is open to everyone
 
     def _lights_now(self) -> TableLights:
         game = self._game
         state = self.state
-        if game is None:
+        if game is None or state is TableState.TAMPERED:
             return TableLights(LightStatus.IDLE)
         if state is TableState.ENDED or game.turn is None:
             return TableLights(LightStatus.ENDED)
@@ -577,7 +618,9 @@ class TableSession:
         return TableLights(status, turn.vat, turn.colour, turn.seat, upcoming)
 
 
-_OPERATOR_ACTIONS = frozenset({"new_game", "accept", "correct", "undo", "end", "choose_vat"})
+_OPERATOR_ACTIONS = frozenset(
+    {"new_game", "accept", "correct", "undo", "end", "choose_vat", "acknowledge"}
+)
 
 
 def verdict_payload(

@@ -98,6 +98,7 @@ def table_view(
     } | ({setup.ghost: list(game.workers_left(setup.ghost))} if setup.ghost else {})
     view["scores"] = scores_view(setup, game.state)
     view["last_photo"] = history.last_photo()
+    view["chain_head"] = history.end_hash
     flag = history.flag
     if flag is not None:
         view["flag"] = {
@@ -111,3 +112,37 @@ def table_view(
             "reading_seq": flag.reading.seq,
         }
     return view
+
+
+def revealed_vats(variant: str, round_number: int | None) -> int | None:
+    """How many aureus vats anyone at the table may know in ``round_number``: those turned
+    face up so far, and in the Haruspex variant the next one too; ``None`` means all (no
+    round in play: the game is over)."""
+    if round_number is None:
+        return None
+    return round_number + (1 if variant == "haruspex" else 0)
+
+
+def viewer_view(view: dict[str, Any]) -> dict[str, Any]:
+    """``view`` as anyone watching may see it: the aureus order only as far as revealed.
+
+    The operator's view carries the whole order; viewers get it once the game is over.
+    Returns a copy; the shared snapshot is left whole.
+    """
+    setup = view.get("setup")
+    if not setup or view.get("ended") or view.get("status") == "ended":
+        return view
+    turn = view.get("turn")
+    known = revealed_vats(str(setup.get("variant")), turn["round"] if turn else None)
+    if known is None:
+        return view
+    shown = dict(view)
+    aureus = list(view.get("aureus") or [])
+    shown["setup"] = {**setup, "aureus": list(setup.get("aureus") or [])[:known]}
+    shown["aureus"] = aureus[:known]
+    shown["aureus_hidden"] = max(0, len(aureus) - known)
+    lights = view.get("lights")
+    if isinstance(lights, dict) and turn is not None:
+        upcoming = list(lights.get("upcoming_vats") or [])
+        shown["lights"] = {**lights, "upcoming_vats": upcoming[: max(0, known - turn["round"] + 1)]}
+    return shown

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="arg-type,assignment,no-any-return,union-attr,return-value"
-# mypy: disable-error-code="list-item,call-overload"
 """The printed artwork of the board, drawn top-down: the sheet, markers, vats, bonus icons,
 worker circles, and the tiles (each cell with its fish icon in a lighter or darker shade).
 """
@@ -140,7 +138,7 @@ def _fish(
         360,
         15,
     )
-    cv2.fillPoly(img, [body], colour, cv2.LINE_AA)
+    cv2.fillPoly(img, [np.asarray(body, dtype=np.int32)], colour, cv2.LINE_AA)
     a = math.radians(angle_deg)
     ux, uy = math.cos(a), math.sin(a)
     tail_base = (cx - ux * length * 0.32, cy - uy * length * 0.32)
@@ -157,9 +155,14 @@ def _fish(
 
 def _shade(colour: tuple[int, int, int], factor: float) -> tuple[int, int, int]:
     """Lighter (factor > 0, towards white) or darker (factor < 0) shade of a colour."""
+    b, g, r = colour
     if factor >= 0:
-        return tuple(int(c + (255 - c) * factor) for c in colour)
-    return tuple(int(c * (1 + factor)) for c in colour)
+        return (
+            int(b + (255 - b) * factor),
+            int(g + (255 - g) * factor),
+            int(r + (255 - r) * factor),
+        )
+    return (int(b * (1 + factor)), int(g * (1 + factor)), int(r * (1 + factor)))
 
 
 def draw_tiles(
@@ -202,7 +205,7 @@ def draw_tiles(
         ox, oy = round(cx * s) - pad, round(cy * s) - pad
         size = 2 * pad
         rot = cv2.getRotationMatrix2D((tile_px / 2, tile_px / 2), angle, 1.0)
-        rot[:, 2] += (cx * s - ox - tile_px / 2, cy * s - oy - tile_px / 2)
+        rot[:, 2] += np.array([cx * s - ox - tile_px / 2, cy * s - oy - tile_px / 2])
         mask = cv2.warpAffine(np.full((tile_px, tile_px), 255, np.uint8), rot, (size, size))
         warped = cv2.warpAffine(tile, rot, (size, size))
         alpha = mask[..., None].astype(np.float32) / 255

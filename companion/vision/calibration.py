@@ -1,5 +1,3 @@
-# mypy: disable-error-code="arg-type,assignment,no-any-return,union-attr,return-value"
-# mypy: disable-error-code="list-item,call-overload"
 """Learning the board's colours from a photograph.
 
 From a photo of the board, the sheet's colour (the white-balance reference), the vat floor's
@@ -33,7 +31,7 @@ def calibrate(profile: BoardProfile, image: NDArray[np.uint8]) -> ColourModel:
     """A colour model measured from ``image`` (the profile's model filling any gaps)."""
     base = ColourModel.from_profile(profile)
     layout = CanonicalLayout(profile)
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    gray = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), dtype=np.uint8)
     try:
         loc = BoardLocator(profile).locate(gray)
     except BoardNotFound as exc:
@@ -41,7 +39,7 @@ def calibrate(profile: BoardProfile, image: NDArray[np.uint8]) -> ColourModel:
     view = layout.warp(image, loc.homography)
     sheet = observed_sheet(view, layout)
     balanced = white_balance(view, sheet, base)
-    lab = cv2.cvtColor(balanced, cv2.COLOR_BGR2Lab)
+    lab = np.asarray(cv2.cvtColor(balanced, cv2.COLOR_BGR2Lab), dtype=np.uint8)
     classes, _, _ = classify(lab, base.lookup_table())
     cells = read_cells(class_fractions(classes, layout.cell_labels), CellRules(), {})
     ab = lab[..., 1:].astype(np.float64) - 128.0

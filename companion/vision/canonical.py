@@ -24,6 +24,12 @@ SHEET_EDGE_MM = 3.0
 # Inner and outer radius (mm) of the floor ring read around a bonus cell's printed icon.
 BONUS_RING_MM = (6.5, 8.0)
 
+# White balance strips run this far (mm) in from the sheet's edge: inside its printed
+# border and outside the worker circles.
+SHEET_BAND_FROM_EDGE_MM = (8.0, 36.0)
+# ... and keep this far (mm) beyond a marker's quiet zone, clear of the marker.
+SHEET_BAND_MARKER_CLEARANCE_MM = 40.0
+
 
 @dataclass(frozen=True)
 class CanonicalLayout:
@@ -119,8 +125,8 @@ class CanonicalLayout:
         s = self.px_per_mm
         w, h = g.sheet_mm
         m = self.profile.markers
-        inset = m.side_mm / 2 + m.quiet_zone_mm + 40  # clear of the markers
-        lo, hi = 8.0, 36.0
+        inset = m.side_mm / 2 + m.quiet_zone_mm + SHEET_BAND_MARKER_CLEARANCE_MM
+        lo, hi = SHEET_BAND_FROM_EDGE_MM
         bands_mm = [
             (inset, w - inset, lo, hi),
             (lo, hi, inset, h - inset),

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="arg-type,assignment,no-any-return,union-attr,return-value"
-# mypy: disable-error-code="list-item,call-overload"
 """Colour classes of board pixels, robust to the light's colour and to shading.
 
 Pixels are first white-balanced against the printed sheet seen in the same frame, then
@@ -21,6 +19,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.boards import SPECIES, BoardProfile
+
+# Hue sector (degrees of the Lab a-b angle) between yellow and green into which a bright
+# sheet or floor drifts when its red channel clips.
+CLIPPED_DRIFT_HUE_DEG = (88.0, 125.0)
 
 
 class PixelClass(IntEnum):
@@ -74,6 +76,10 @@ def hex_to_bgr(text: str) -> tuple[int, int, int]:
     return (int(text[5:7], 16), int(text[3:5], 16), int(text[1:3], 16))
 
 
+def _as_floats(bgr: tuple[int, int, int]) -> tuple[float, float, float]:
+    return (float(bgr[0]), float(bgr[1]), float(bgr[2]))
+
+
 def bgr_to_ab(bgr: tuple[float, float, float]) -> tuple[float, float]:
     """Lab (a, b) of one BGR colour, in OpenCV's 8-bit Lab units with 128 removed."""
     px = np.array([[bgr]], dtype=np.float32) / 255.0
@@ -97,7 +103,7 @@ class ColourModel:
             return cls.from_dict(cal)
         colours = profile.colours
         return cls(
-            sheet_bgr=tuple(float(v) for v in hex_to_bgr(colours.sheet)),
+            sheet_bgr=_as_floats(hex_to_bgr(colours.sheet)),
             floor_ab=bgr_to_ab(hex_to_bgr(colours.vat_floor)),
             species_ab={k: bgr_to_ab(hex_to_bgr(colours.species[k])) for k in SPECIES},
         )
@@ -165,7 +171,8 @@ class ColourModel:
         # A bright sheet or floor whose red channel clipped drifts towards green: still
         # neutral, but only in the sector between yellow and green (pale tiles keep their
         # own hue and stay unknown).
-        drift = (neutral_dist <= BRIGHT_NEUTRAL_RADIUS) & (hue >= 88.0) & (hue <= 125.0)
+        low_deg, high_deg = CLIPPED_DRIFT_HUE_DEG
+        drift = (neutral_dist <= BRIGHT_NEUTRAL_RADIUS) & (hue >= low_deg) & (hue <= high_deg)
         bright[drift & (bright == PixelClass.UNKNOWN)] = PixelClass.NEUTRAL
         # The same drift bends a light, clearly saturated yellow towards green.
         y_angle = angles["Y"]
@@ -253,4 +260,4 @@ def classify(
     key |= lab[..., 1].astype(np.int32) << 8
     key |= lab[..., 2]
     flagged = table.ravel().take(key)
-    return flagged & 0x3F, flagged >= 0x80, (flagged & 0x40) > 0
+    return (flagged & 0x3F).astype(np.uint8, copy=False), flagged >= 0x80, (flagged & 0x40) > 0

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="arg-type,assignment,no-any-return,union-attr,return-value"
-# mypy: disable-error-code="list-item,call-overload"
 """Finding the board in a camera frame: ArUco markers to a board-plane homography.
 
 The four markers printed at the sheet corners give sixteen image points with known board
@@ -33,6 +31,10 @@ CORNER_NOISE_PX = 1.0
 
 FloatArray = NDArray[np.float64]
 
+# The smallest determinant (px² per mm²) of a fitted homography's linear part: below it
+# (or negative) the board is collapsed to a line or mirrored, which no camera can see.
+MIN_HOMOGRAPHY_DET = 1e-9
+
 
 class BoardNotFound(Exception):
     """The frame does not show enough of the board's markers to locate it."""
@@ -48,7 +50,8 @@ class Localization:
 
     def to_image(self, points_mm: FloatArray) -> FloatArray:
         pts = np.asarray(points_mm, dtype=np.float64).reshape(-1, 1, 2)
-        return cv2.perspectiveTransform(pts, self.homography).reshape(-1, 2)
+        moved = cv2.perspectiveTransform(pts, self.homography).reshape(-1, 2)
+        return np.asarray(moved, dtype=np.float64)
 
 
 def _dictionary(name: str) -> cv2.aruco.Dictionary:
@@ -85,7 +88,10 @@ class BoardLocator:
             image = (
                 gray
                 if scale == 1.0
-                else cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+                else np.asarray(
+                    cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA),
+                    dtype=np.uint8,
+                )
             )
             found = self._markers(image, 1 / scale) | found
             if len(found) == len(self._corners_mm):
@@ -109,7 +115,10 @@ class BoardLocator:
         if len(found) >= MIN_MARKERS:
             src = np.concatenate([self._corners_mm[m] for m in sorted(found)])
             dst = np.concatenate([found[m] for m in sorted(found)])
-            homography, _ = cv2.findHomography(src, dst, 0)
+            found_homography, _ = cv2.findHomography(src, dst, 0)
+            homography = (
+                None if found_homography is None else np.asarray(found_homography, np.float64)
+            )
             if homography is not None and _sane(homography):
                 self._last = Localization(homography, tuple(sorted(found)), reused=False)
                 return self._last
@@ -135,7 +144,7 @@ class BoardLocator:
 def _sane(homography: FloatArray) -> bool:
     """Rejects degenerate fits (mirrored or collapsed boards)."""
     det = float(np.linalg.det(homography[:2, :2]))
-    return bool(np.isfinite(homography).all()) and det > 1e-9
+    return bool(np.isfinite(homography).all()) and det > MIN_HOMOGRAPHY_DET
 
 
 @dataclass(frozen=True)
@@ -206,7 +215,8 @@ def focal_length(centred: FloatArray, image_width: int, board_mm: float) -> floa
     for corner, axis in np.ndindex(4, 2):
         moved = image.copy()
         moved[corner, axis] += CORNER_NOISE_PX
-        other = _measured_focal(cv2.getPerspectiveTransform(src, moved.astype(np.float32)))
+        moved_h = cv2.getPerspectiveTransform(src, moved.astype(np.float32))
+        other = _measured_focal(np.asarray(moved_h, dtype=np.float64))
         if other is None:
             return typical
         variance += math.log(other / measured) ** 2

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="arg-type,assignment,no-any-return,union-attr,return-value"
-# mypy: disable-error-code="list-item,call-overload"
 """A synthetic camera: the reference board photographed from a random pose.
 
 Used by the tests, the benchmark and the demo camera.  Everything comes from a seed, so a
@@ -8,7 +6,9 @@ icons), tiles a little offset and rotated in their slots with a fish icon per ce
 lighter or darker shade, standing meeples drawn as extruded silhouettes with rounded
 edges in true perspective, an optional arm reaching over the board with its shadow, then
 light colour (2700-6500 K), gradients, soft shadows, a glare spot, blur, sensor noise and
-JPEG.
+JPEG.  Conditions of real tables (two lamps, hard shadows, tablecloths, lens distortion,
+sensor modes, exposure errors) are opt-in: see :mod:`companion.vision.conditions` and
+:func:`shot_for`.
 """
 
 from __future__ import annotations
@@ -24,6 +24,15 @@ from companion.boards import GRID, BoardProfile
 from companion.games.garum.state import BoardState
 from companion.vision.artwork import BoardTexture, draw_tiles
 from companion.vision.colour import hex_to_bgr
+from companion.vision.conditions import (
+    SENSOR_MODES_PX,
+    Conditions,
+    barrel,
+    cloth_image,
+    expose,
+    lamps_tint,
+    shadow_gain,
+)
 
 SKIN_BGR = (150, 180, 235)
 # Share of a meeple face's colour left in its own shadow (the rest is direct light).
@@ -32,6 +41,17 @@ AMBIENT = 0.4
 # shading, pieces covered about 20 % more of the top-down view than in physically
 # rendered photographs taken from the same pose; with these, within about 5 %.
 EDGE_ROUND_MM = 2.5
+# The whole board shows with this share of the frame's width to spare at each edge...
+BOARD_MARGIN_SHARE = 0.03
+# ... and spans at least this share of the width (of a 4:3 crop): the reader's working range.
+MIN_BOARD_SPAN_SHARE = 0.45
+# Shadows are cast as if the light stood at least this high (z of its unit direction), so a
+# grazing light does not throw them across the whole board.
+MIN_LIGHT_ELEVATION = 0.3
+# Parts of the arm nearer the lens than this (mm) are not drawn: they would fill the frame.
+NEAR_PLANE_MM = 10.0
+# Points projected this far (px) off the frame are skipped: OpenCV's integer drawing overflows.
+FAR_OFF_FRAME_PX = 1e5
 FloatArray = NDArray[np.float64]
 
 
@@ -47,6 +67,7 @@ class Shot:
     max_tilt_deg: float = 35.0
     kelvin: tuple[float, float] = (2700.0, 6500.0)
     degrade: bool = True
+    conditions: Conditions | None = None  # a real table's conditions; None: the default scene
 
 
 @dataclass(frozen=True)
@@ -80,10 +101,11 @@ class Camera:
     def project(self, points: FloatArray) -> FloatArray:
         cam = (self.r @ np.asarray(points, np.float64).T).T + self.t
         uv = (self.k @ cam.T).T
-        return uv[:, :2] / uv[:, 2:3]
+        return np.asarray(uv[:, :2] / uv[:, 2:3], dtype=np.float64)
 
     def depth(self, points: FloatArray) -> FloatArray:
-        return ((self.r @ np.asarray(points, np.float64).T).T + self.t)[:, 2]
+        cam = (self.r @ np.asarray(points, np.float64).T).T + self.t
+        return np.asarray(cam[:, 2], dtype=np.float64)
 
     @property
     def homography(self) -> FloatArray:
@@ -120,15 +142,18 @@ def random_camera(profile: BoardProfile, shot: Shot, rng: np.random.Generator) -
         r = np.stack([right, down, forward])
         t = -r @ centre
         fov_scale = float(rng.uniform(0.85, 1.35))
-        focal = fov_scale * shot.width
+        # Of the width of a 4:3 frame: a 16:9 mode is a wider view of the same lens.
+        focal = fov_scale * min(shot.width, shot.height * 4 / 3)
         k = np.array([[focal, 0, shot.width / 2], [0, focal, shot.height / 2], [0, 0, 1]])
         cam = Camera(k, r, t)
         uv = cam.project(corners)
-        margin = 0.03 * shot.width
+        margin = BOARD_MARGIN_SHARE * shot.width
         inside = (uv[:, 0] > margin) & (uv[:, 0] < shot.width - margin)
         inside &= (uv[:, 1] > margin) & (uv[:, 1] < shot.height - margin)
         span = np.ptp(uv, axis=0).max()
-        if inside.all() and span > 0.45 * shot.width:
+        # The board fills a good part of the frame: of its width, or of a 4:3 crop of a
+        # wider sensor mode.
+        if inside.all() and span > MIN_BOARD_SPAN_SHARE * min(shot.width, shot.height * 4 / 3):
             return cam
     raise RuntimeError("no camera pose found that shows the board")
 
@@ -230,19 +255,25 @@ def render(
     cam = camera or random_camera(profile, shot, rng)
     s = texture.s
     to_tex = np.array([[1 / s, 0, 0], [0, 1 / s, 0], [0, 0, 1]])
+    conditions = shot.conditions or Conditions()
     table = _table(shot, rng)
+    if conditions.cloth is not None:
+        table = cloth_image(conditions.cloth, shot.width, shot.height)
     hom = cam.homography
-    frame = cv2.warpPerspective(
-        board,
-        hom @ to_tex,
-        (shot.width, shot.height),
-        dst=table,
-        borderMode=cv2.BORDER_TRANSPARENT,
-        flags=cv2.INTER_AREA,
+    frame = np.asarray(
+        cv2.warpPerspective(
+            board,
+            hom @ to_tex,
+            (shot.width, shot.height),
+            dst=table,
+            borderMode=cv2.BORDER_TRANSPARENT,
+            flags=cv2.INTER_AREA,
+        ),
+        dtype=np.uint8,
     )
     light_dir = np.array([rng.uniform(-0.6, 0.6), rng.uniform(-0.6, 0.6), 1.0])
     light_dir /= np.linalg.norm(light_dir)
-    illum = _illumination(shot, rng)
+    illum = _illumination(shot, rng, conditions, hom)
     g = profile.geometry
     sizes = {
         "v": (g.vilicus.width_mm, g.vilicus.height_mm, g.vilicus.depth_mm),
@@ -275,11 +306,36 @@ def render(
     tint = illum[illum.shape[0] // 2, illum.shape[1] // 2] / max(
         float(illum[illum.shape[0] // 2, illum.shape[1] // 2, 1]), 1e-3
     )
-    frame = (frame.astype(np.float32) * illum).clip(0, 255)
+    lit = (frame.astype(np.float32) * illum).clip(0, 255)
+    lit = expose(lit, conditions.exposure_stops)
+    if conditions.barrel_k1 != 0.0:
+        lit = barrel(lit, conditions.barrel_k1, float(cam.k[0, 0]))
     if shot.degrade:
-        frame = _degrade(frame, shot, rng, tint)
-    image = frame.astype(np.uint8)
-    return Photo(image, state, occluded, hom, {"seed": float(shot.seed)})
+        lit = _degrade(lit, shot, rng, tint)
+    image = lit.astype(np.uint8)
+    meta = {"seed": float(shot.seed)}
+    if shot.conditions is not None:
+        meta |= {
+            "barrel_k1": conditions.barrel_k1,
+            "focal_px": float(cam.k[0, 0]),
+            "exposure_stops": conditions.exposure_stops,
+        }
+    return Photo(image, state, occluded, hom, meta)
+
+
+# A stream of random numbers for the conditions, apart from the scene's own (whose draws
+# keep every default frame as it was).
+CONDITIONS_STREAM = 104_729
+
+
+def shot_for(seed: int, hand: bool, conditions: bool) -> Shot:
+    """The bench's shot for ``seed``: the default scene, or with a real table's conditions
+    (a Pi camera sensor mode, a cloth, a lens, exposure, maybe two lamps and hard shadows)."""
+    if not conditions:
+        return Shot(seed, hand=hand)
+    rng = np.random.default_rng([seed, CONDITIONS_STREAM])
+    width, height = SENSOR_MODES_PX[int(rng.integers(len(SENSOR_MODES_PX)))]
+    return Shot(seed, width, height, hand=hand, conditions=Conditions.real_table(rng))
 
 
 _TEXTURES: dict[int, tuple[BoardProfile, BoardTexture]] = {}
@@ -298,14 +354,22 @@ def _table(shot: Shot, rng: np.random.Generator) -> NDArray[np.uint8]:
     base = np.array([60, 95, 140], np.float32) * float(rng.uniform(0.7, 1.2))
     small = rng.normal(0, 12, (shot.height // 32 + 1, shot.width // 32 + 1, 1)).astype(np.float32)
     noise = cv2.resize(small, (shot.width, shot.height), interpolation=cv2.INTER_CUBIC)[..., None]
-    return (base + noise).clip(0, 255).astype(np.uint8)
+    return np.asarray((base + noise).clip(0, 255), dtype=np.uint8)
 
 
-def _illumination(shot: Shot, rng: np.random.Generator) -> NDArray[np.float32]:
-    """Light colour, a gradient across the frame and a few soft shadows, as a gain image."""
-    h, w = shot.height, shot.width
-    tint = np.array(kelvin_to_bgr(float(rng.uniform(*shot.kelvin))), np.float32)
+def _lamp_tint(kelvin: float) -> NDArray[np.float32]:
+    tint = np.array(kelvin_to_bgr(kelvin), np.float32)
     tint /= float(tint.max())  # auto exposure: the strongest channel is not overdriven
+    return tint
+
+
+def _illumination(
+    shot: Shot, rng: np.random.Generator, conditions: Conditions, board_to_image: FloatArray
+) -> NDArray[np.float32]:
+    """Light colour, a gradient across the frame and a few soft shadows, as a gain image
+    (with a real table's conditions: two lamps' colours and hard shadows)."""
+    h, w = shot.height, shot.width
+    tint = _lamp_tint(float(rng.uniform(*shot.kelvin)))
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     angle = rng.uniform(0, 2 * math.pi)
     ramp = (xx / w - 0.5) * math.cos(angle) + (yy / h - 0.5) * math.sin(angle)
@@ -315,9 +379,17 @@ def _illumination(shot: Shot, rng: np.random.Generator) -> NDArray[np.float32]:
         centre = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
         axes = (int(rng.uniform(60, 250)), int(rng.uniform(40, 160)))
         cv2.ellipse(mask, centre, axes, float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
-        mask = cv2.GaussianBlur(mask, (0, 0), float(rng.uniform(15, 40)))
+        mask = np.asarray(
+            cv2.GaussianBlur(mask, (0, 0), float(rng.uniform(15, 40))), dtype=np.float32
+        )
         gain = gain * (1 - mask * float(rng.uniform(0.15, 0.4)))
-    return (gain[..., None] * tint[None, None, :]).astype(np.float32)
+    if conditions.shadows:
+        gain = gain * shadow_gain(conditions.shadows, board_to_image, w, h)
+    if conditions.lamps_kelvin is not None:
+        first, second = (_lamp_tint(k) for k in conditions.lamps_kelvin)
+        mixed = lamps_tint(first, second, conditions, w, h)
+        return np.asarray(gain[..., None] * mixed, dtype=np.float32)
+    return np.asarray(gain[..., None] * tint[None, None, :], dtype=np.float32)
 
 
 def _shadow(
@@ -328,7 +400,7 @@ def _shadow(
     light: FloatArray,
 ) -> None:
     width, height, _ = size
-    offset = light[:2] / max(light[2], 0.3) * height * 0.6
+    offset = light[:2] / max(light[2], MIN_LIGHT_ELEVATION) * height * 0.6
     pts = np.array(
         [
             [base[0] + offset[0] + dx, base[1] + offset[1] + dy, 0.0]
@@ -349,7 +421,7 @@ def _shadow(
         return
     mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
     cv2.fillPoly(mask, [np.round(uv - (x0, y0)).astype(np.int32)], 255)
-    mask = cv2.GaussianBlur(mask, (0, 0), 3)
+    mask = np.asarray(cv2.GaussianBlur(mask, (0, 0), 3), dtype=np.uint8)
     roi = frame[y0:y1, x0:x1]
     roi[:] = (roi * (1 - mask[..., None] / 255.0 * 0.35)).astype(np.uint8)
 
@@ -370,34 +442,38 @@ def _draw_hand(
     # Shadow on the board along the light.
     shadow_pts = []
     for p3 in (tip, start):
-        k = -p3[2] / max(light[2], 0.3)
+        k = -p3[2] / max(light[2], MIN_LIGHT_ELEVATION)
         shadow_pts.append([p3[0] + light[0] * k, p3[1] + light[1] * k, 0.0])
     mask = np.zeros(frame.shape[:2], np.uint8)
     _capsule(mask, cam, np.array(shadow_pts), radius, 255)
-    mask = cv2.GaussianBlur(mask, (0, 0), 12)
+    mask = np.asarray(cv2.GaussianBlur(mask, (0, 0), 12), dtype=np.uint8)
     frame[:] = (frame * (1 - mask[..., None] / 255.0 * 0.45)).astype(np.uint8)
     steps = 12
     for k in range(steps):
         t = k / (steps - 1)
         tone = 0.75 + 0.25 * math.sin(t * math.pi)
-        colour = tuple(int(c * tone * float(rng.uniform(0.95, 1.05))) for c in SKIN_BGR)
+        colour = [int(c * tone * float(rng.uniform(0.95, 1.05))) for c in SKIN_BGR]
         _capsule(frame, cam, np.array([tip, start]), radius * (1 - 0.6 * t), colour)
     return True
 
 
 def _capsule(
-    image: NDArray[np.uint8], cam: Camera, seg: FloatArray, radius_mm: float, colour: object
+    image: NDArray[np.uint8],
+    cam: Camera,
+    seg: FloatArray,
+    radius_mm: float,
+    colour: list[int] | int,
 ) -> None:
     a, b = seg
     n = 24
     for t in np.linspace(0, 1, n):
         p3 = a + (b - a) * t
         depth = float(cam.depth(p3[None])[0])
-        if depth <= 10:
+        if depth <= NEAR_PLANE_MM:
             continue
         uv = cam.project(p3[None])[0]
         r_px = max(int(cam.k[0, 0] * radius_mm / depth), 1)
-        if abs(uv[0]) > 1e5 or abs(uv[1]) > 1e5:
+        if abs(uv[0]) > FAR_OFF_FRAME_PX or abs(uv[1]) > FAR_OFF_FRAME_PX:
             continue
         cv2.circle(image, (int(uv[0]), int(uv[1])), r_px, colour, -1, cv2.LINE_AA)
 
@@ -411,17 +487,18 @@ def _degrade(
     cv2.circle(
         glare, (int(rng.uniform(0, w)), int(rng.uniform(0, h))), int(rng.uniform(20, 90)), 1.0, -1
     )
-    glare = cv2.GaussianBlur(glare, (0, 0), float(rng.uniform(10, 30)))
+    glare = np.asarray(cv2.GaussianBlur(glare, (0, 0), float(rng.uniform(10, 30))), np.float32)
     frame = frame + glare[..., None] * tint[None, None, :] * float(rng.uniform(0, 70))
     sigma = float(rng.uniform(0.0, 1.2))
     if sigma > 0.2:
-        frame = cv2.GaussianBlur(frame, (0, 0), sigma)
+        frame = np.asarray(cv2.GaussianBlur(frame, (0, 0), sigma), dtype=np.float32)
     frame = frame + rng.normal(0, float(rng.uniform(1, 5)), frame.shape).astype(np.float32)
     quality = int(rng.integers(60, 96))
     ok, buf = cv2.imencode(
         ".jpg", frame.clip(0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, quality]
     )
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR).astype(np.float32) if ok else frame
+    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
+    return frame if decoded is None else np.asarray(decoded, dtype=np.float32)
 
 
 def random_state(profile: BoardProfile, rng: np.random.Generator) -> BoardState:

@@ -17,7 +17,7 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 import cv2
 import numpy as np
@@ -87,7 +87,7 @@ def decide(
     px_per_mm: float,
     rules: SilhouetteRules,
     favoured: str | None = None,
-) -> str | bool | None:
+) -> str | Literal[False] | None:
     """The answer of :func:`rank` to take (``None`` for empty), or ``False`` if unsure.
 
     ``favoured`` is the answer other evidence leans to, if any: the two rarely agree on a

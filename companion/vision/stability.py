@@ -24,7 +24,7 @@ THUMB_SIZE = (64, 48)
 class StabilityGate:
     """Feed every frame with its reading; ``update`` returns the accepted state or ``None``."""
 
-    still_s: float = 0.5
+    still_s: float = 0.5  # the view must stay this still (s) before a reading counts
     motion_threshold: float = 4.0  # mean absolute grey change (0-255) that counts as motion
     _previous: NDArray[np.float32] | None = None
     _still_since: float | None = None

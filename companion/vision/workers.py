@@ -1,5 +1,3 @@
-# mypy: disable-error-code="arg-type,assignment,no-any-return,union-attr,return-value"
-# mypy: disable-error-code="list-item,call-overload"
 """Reading the 32 worker spaces: empty, unreadable, or colour + vilicus/dominus.
 
 A standing meeple, seen from an angle, appears in the top-down view as its footprint swept
@@ -39,12 +37,24 @@ from companion.vision.silhouettes import SilhouetteRules, decide, rank
 SPECIES_ORDER = "BGYR"
 # How far (mm) a pixel may lie from a standing piece's axis and still belong to it.
 REACH_MM = 15.0
+# Pixels about as near (within this, mm) to two pieces' axes of one colour lie on the seam
+# between them...
 SEAM_MM = 1.5
 # How far (mm) from a standing piece's axis a pixel too dark for colour may lie and still
 # be taken for one of its shaded faces.
 DARK_REACH_MM = 9.0
 # Dark pixels count only within a few pixels of a piece's colour: its faces are attached.
 _FACE_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9))
+# A piece's full contrast against the sheet: this quantile of its lit pixels' contrast
+# (not the maximum, which one noisy pixel sets).
+FULL_CONTRAST_QUANTILE = 0.9
+# A piece's width across the lean: between these quantiles of its pixels, so a stray
+# pixel of its colour on either side does not widen it.
+WIDTH_QUANTILES = (0.01, 0.99)
+# How far a piece's colour reaches along the lean: this quantile, for the same reason.
+REACH_QUANTILE = 0.98
+# Below this lean (mm per mm of height) its direction is noise: widths are taken along x.
+LEAN_DIRECTION_MIN = 1e-3
 # Another colour covering this much (mm²) within HIDDEN_REACH_MM of a piece's base (where
 # its own footprint must show) may hide part of it.
 HIDDEN_MM2 = 12.0
@@ -58,17 +68,24 @@ EDGE_LEVEL = 0.5  # a piece's edge: half its full contrast against the sheet
 # ... in saturation, a higher share: a pixel blurred between a piece and its own shadow on
 # the sheet is darker than either, so it looks more saturated than the mix it is.
 SATURATION_LEVEL = 0.75
+# ... and this many such pixels (px) mean the two pieces touch (fewer are noise).
 SEAM_MIN_PX = 4
+# Share of a meeple's side bounding rectangle its outline fills (head, arms, legs).
 SIDE_FILL = 0.8
 LEVELS = np.array([EDGE_LEVEL, SATURATION_LEVEL])
 # A neighbour's predicted silhouette: its axis swept by the taller piece's height, this
 # far (mm) either side (half the wider piece plus a margin for blur and a lean in its slot).
 SILHOUETTE_RADIUS_MM = 13.0
+# A space's core is centred this far (mm) along the lean from the space's centre: within
+# the footprint of a piece of either size, a little towards its lit top.
+CORE_LEAN_OFFSET_MM = 3.0
+# A core this close (mm) to the arm's region is not read: the arm's blur and shadow reach it.
+BLOCKED_MARGIN_MM = 2.0
 
 
 @dataclass(frozen=True)
 class WorkerRules:
-    core_radius_mm: float = 3.5
+    core_radius_mm: float = 3.5  # the core: within the footprint of either size
     present_min: float = 0.6  # species pixels in the core of an occupied space
     colour_purity: float = 0.85  # share of the leading colour among them
     # A blue or red piece's shaded faces may be too dark for any colour: such pixels count
@@ -80,9 +97,9 @@ class WorkerRules:
     # An empty space may show a leaning neighbour's colour in part of its core; a piece of
     # that colour standing there covers more of it (nearly always over half).
     set_aside_empty_max: float = 0.35
-    remaining_floor_min: float = 0.7
+    remaining_floor_min: float = 0.7  # ... with this share of floor in what remains
     empty_min: float = 0.7  # neutral pixels in the core of an empty space
-    empty_species_max: float = 0.15
+    empty_species_max: float = 0.15  # ... and no colour above this share (a neighbour's lean)
     # ... or, with no colour at all in the core and nothing too dark for colour, this much
     # floor (the rest a neighbour's shadow, whose light has its own tint).
     bare_min: float = 0.3
@@ -114,9 +131,9 @@ class WorkerRules:
     pair_split: float = 0.3
     area_span: float = 0.225  # half the log area ratio between the two sizes, roughly
     reach_offset_mm: float = 2.0  # the head's far edge beyond the axis
-    reach_spread_mm: float = 0.75
-    reach_weight: float = 0.5
-    implausible: float = 0.6
+    reach_spread_mm: float = 0.75  # blur of the reach, added to its scale at no lean
+    reach_weight: float = 0.5  # weight of the reach per unit of lean, against the area's 1
+    implausible: float = 0.6  # |log area ratio| beyond which a piece is no piece of either size
     # A frame's own boundary: the middle of a gap of at least cluster_gap between its
     # pieces' scores, no further than boundary_shift from the default.
     cluster_gap: float = 0.2
@@ -161,6 +178,15 @@ def expected_area(piece: PieceSize, lean: float, across_mm: float) -> float:
     return piece.width_mm * piece.depth_mm + SIDE_FILL * piece.height_mm * lean * across_mm
 
 
+class CoreReadings(NamedTuple):
+    """The first pass over the worker spaces: what each one's core shows."""
+
+    codes: list[str | None]
+    leans: list[tuple[float, float]]  # displacement on the board per mm of height
+    blocked: list[bool]  # under the arm: not read at all
+    fractions: dict[int, NDArray[np.float64]]  # class shares in the core, by space
+
+
 def read_workers(
     classes: NDArray[np.uint8],
     lab: NDArray[np.uint8],
@@ -174,33 +200,70 @@ def read_workers(
 
     ``background`` is the sheet's colour (8-bit Lab lightness, then a and b about 0): a
     piece's edge is where its colour is half-way between its own and the sheet's, wherever
-    blur or compression spread it.
+    blur or compression spread it.  The passes, in order: presence and colour from each
+    core, unreadable cores judged beside their neighbours, the pixels of each piece
+    measured, each piece sized, touching pairs sized together, partly hidden pieces
+    checked, and what is still unread settled by predicted silhouettes.
     """
+    cores = _read_cores(classes, layout, pose, rules, blocked)
+    codes = _read_beside_neighbours(cores, classes, layout, pose, rules)
+    measures = _measure_pieces(classes, lab, layout, codes, cores.leans, background)
+    scores, expected = _size_scores(layout, codes, measures, cores.leans)
+    boundary = frame_boundary(list(scores.values()), rules)
+    out = _size_each_piece(layout, codes, measures, cores.leans, scores, boundary, rules)
+    out = _size_touching_pairs(out, codes, measures, expected, scores, boundary, rules)
+    out = _check_hidden(out, measures, classes, layout, pose, rules)
+    return _settle_unreadable(out, codes, cores.blocked, classes, layout, pose, rules)
+
+
+def core_centre_mm(layout: CanonicalLayout, pose: CameraPose, line: int) -> tuple[float, float]:
+    """The centre of a space's core: a little along the lean from the space's centre."""
+    cx, cy = layout.profile.geometry.worker_space_centre_mm(line)
+    unit = pose.lean((cx, cy), 1.0)
+    return (cx + unit[0] * CORE_LEAN_OFFSET_MM, cy + unit[1] * CORE_LEAN_OFFSET_MM)
+
+
+def _read_cores(
+    classes: NDArray[np.uint8],
+    layout: CanonicalLayout,
+    pose: CameraPose,
+    rules: WorkerRules,
+    blocked: NDArray[np.bool_] | None,
+) -> CoreReadings:
+    """Pass 1: empty, a colour or ``?`` from each space's core alone (``?`` under the arm)."""
     g = layout.profile.geometry
     s = layout.px_per_mm
-    codes: list[str | None] = []
-    leans: list[tuple[float, float]] = []
-    blocked_lines = [False] * LINES
-    cores: dict[int, NDArray[np.float64]] = {}
+    readings = CoreReadings([], [], [False] * LINES, {})
     for line in range(LINES):
-        cx, cy = g.worker_space_centre_mm(line)
-        unit = pose.lean((cx, cy), 1.0)
-        leans.append(unit)
-        core_mm = (cx + unit[0] * 3.0, cy + unit[1] * 3.0)
+        readings.leans.append(pose.lean(g.worker_space_centre_mm(line), 1.0))
+        core_mm = core_centre_mm(layout, pose, line)
+        blocked_radius_mm = rules.core_radius_mm + BLOCKED_MARGIN_MM
         if (
             blocked is not None
-            and _disc(blocked.view(np.uint8), core_mm, rules.core_radius_mm + 2.0, s).any()
+            and _disc(blocked.view(np.uint8), core_mm, blocked_radius_mm, s).any()
         ):
-            codes.append("?")
-            blocked_lines[line] = True
+            readings.codes.append("?")
+            readings.blocked[line] = True
             continue
         core = _disc(classes, core_mm, rules.core_radius_mm, s)
         counts = np.bincount(core, minlength=len(PixelClass)).astype(np.float64)
-        cores[line] = counts / max(float(counts.sum()), 1.0)
-        codes.append(core_code(cores[line], rules))
-    first = list(codes)  # neighbours as first read, whatever this pass decides
+        readings.fractions[line] = counts / max(float(counts.sum()), 1.0)
+        readings.codes.append(core_code(readings.fractions[line], rules))
+    return readings
+
+
+def _read_beside_neighbours(
+    cores: CoreReadings,
+    classes: NDArray[np.uint8],
+    layout: CanonicalLayout,
+    pose: CameraPose,
+    rules: WorkerRules,
+) -> list[str | None]:
+    """Pass 2: an unreadable core judged again knowing what stands next to it."""
+    first = cores.codes  # neighbours as first read, whatever this pass decides
+    codes = list(first)
     for line, code in enumerate(first):
-        if code != "?" or blocked_lines[line]:
+        if code != "?" or cores.blocked[line]:
             continue
         around = [first[j] for j in adjacent(line)]
         beside = {str(code) for code in around if code is not None}
@@ -208,8 +271,19 @@ def read_workers(
             codes[line] = None
         elif beside and "?" not in beside:
             # Only when every neighbour is known: an unreadable one may be of any colour.
-            codes[line] = colour_beside(cores[line], beside, rules)
-    measures = _measure_pieces(classes, lab, layout, codes, leans, background)
+            codes[line] = colour_beside(cores.fractions[line], beside, rules)
+    return codes
+
+
+def _size_scores(
+    layout: CanonicalLayout,
+    codes: list[str | None],
+    measures: dict[int, PieceMeasure],
+    leans: list[tuple[float, float]],
+) -> tuple[dict[int, float], dict[int, tuple[float, float]]]:
+    """Pass 4: each standing piece's log area against the geometric mean of what a vilicus
+    and a dominus would cover, and those two expected areas (mm²)."""
+    g = layout.profile.geometry
     scores: dict[int, float] = {}
     expected: dict[int, tuple[float, float]] = {}
     for line, code in enumerate(codes):
@@ -221,7 +295,20 @@ def read_workers(
         d_area = expected_area(g.dominus, lean, across)
         expected[line] = (v_area, d_area)
         scores[line] = math.log(max(area, 1.0)) - 0.5 * (math.log(v_area) + math.log(d_area))
-    boundary = frame_boundary(list(scores.values()), rules)
+    return scores, expected
+
+
+def _size_each_piece(
+    layout: CanonicalLayout,
+    codes: list[str | None],
+    measures: dict[int, PieceMeasure],
+    leans: list[tuple[float, float]],
+    scores: dict[int, float],
+    boundary: float,
+    rules: WorkerRules,
+) -> list[WorkerObservation]:
+    """Pass 5: vilicus, dominus or unsure for each piece from its own area and reach."""
+    g = layout.profile.geometry
     out: list[WorkerObservation] = []
     for line, code in enumerate(codes):
         if code is None or code == "?":
@@ -247,12 +334,25 @@ def read_workers(
                 code + size if size else "?", area, leans[line], score, reach, touching
             )
         )
+    return out
+
+
+def _size_touching_pairs(
+    out: list[WorkerObservation],
+    codes: list[str | None],
+    measures: dict[int, PieceMeasure],
+    expected: dict[int, tuple[float, float]],
+    scores: dict[int, float],
+    boundary: float,
+    rules: WorkerRules,
+) -> list[WorkerObservation]:
+    """Pass 6: pieces left unsized beside one of their colour, sized as a pair."""
+    sized = list(out)
     for first_line, sizes in pair_sizes(codes, measures, expected, scores, boundary, rules):
         for line, size in zip((first_line, first_line + 1), sizes, strict=True):
-            if out[line].code == "?":
-                out[line] = replace(out[line], code=str(codes[line]) + size)
-    out = _check_hidden(out, measures, classes, layout, pose, rules)
-    return _settle_unreadable(out, codes, blocked_lines, classes, layout, pose, rules)
+            if sized[line].code == "?":
+                sized[line] = replace(sized[line], code=str(codes[line]) + size)
+    return sized
 
 
 def _check_hidden(
@@ -472,6 +572,14 @@ def frame_boundary(scores: list[float], rules: WorkerRules) -> float:
     return boundary if best_gap >= rules.cluster_gap else rules.size_bias
 
 
+class StripPixels(NamedTuple):
+    """The pixels of the worker strips that may belong to a piece, with what they show."""
+
+    pts_mm: NDArray[np.float64]  # board position of each pixel's centre
+    classes: NDArray[np.uint8]
+    contrast: NDArray[np.float32]  # chroma and saturation against the sheet (see contrasts)
+
+
 def _measure_pieces(
     classes: NDArray[np.uint8],
     lab: NDArray[np.uint8],
@@ -480,38 +588,71 @@ def _measure_pieces(
     leans: list[tuple[float, float]],
     background: tuple[float, float, float],
 ) -> dict[int, PieceMeasure]:
-    """What the pixels of each standing piece show (see :class:`PieceMeasure`).
+    """Pass 3: what the pixels of each standing piece show (see :class:`PieceMeasure`).
 
     A piece is crowded when it meets a piece of its own colour (the split between them is
     a guess) or when another colour covers part of where it stands (it may be hidden).
     """
-    g = layout.profile.geometry
+    pixels = _strip_pixels(classes, lab, layout, background)
+    result: dict[int, PieceMeasure] = {}
+    if len(pixels.pts_mm) == 0:
+        return result
+    occupied = [i for i, c in enumerate(codes) if c is not None and c != "?"]
+    hidden = _hidden_pieces(pixels, layout, codes, occupied, leans)
+    dark_owner = _dark_pixel_owners(pixels, layout, occupied, leans)
+    for colour in {codes[i] for i in occupied}:
+        lines = [i for i in occupied if codes[i] == colour]
+        pick = (pixels.classes == PixelClass[str(colour)]) | np.isin(dark_owner, lines)
+        result |= _measure_colour(
+            StripPixels(pixels.pts_mm[pick], pixels.classes[pick], pixels.contrast[pick]),
+            layout,
+            lines,
+            leans,
+            hidden,
+        )
+    return result
+
+
+def _strip_pixels(
+    classes: NDArray[np.uint8],
+    lab: NDArray[np.uint8],
+    layout: CanonicalLayout,
+    background: tuple[float, float, float],
+) -> StripPixels:
+    """Species pixels of the worker strips (left and top), never of the fish grid, and
+    pixels too dark for any colour (a piece's faces in its own shade, in a dim room)."""
     s = layout.px_per_mm
     limit = layout.worker_strip_px
-    height = (g.vilicus.height_mm + g.dominus.height_mm) / 2
-    # Species pixels of the worker strips (left and top), never of the fish grid, and
-    # pixels too dark for any colour (a piece's faces in its own shade, in a dim room).
     left, top = classes[:, :limit], classes[:limit, limit:]
     ys1, xs1 = np.nonzero(_piece_pixels(left))
     ys2, xs2 = np.nonzero(_piece_pixels(top))
     xs = np.concatenate([xs1, xs2 + limit])
     ys = np.concatenate([ys1, ys2])
-    result: dict[int, PieceMeasure] = {}
+    pts = np.stack([(xs + 0.5) / s, (ys + 0.5) / s], axis=1).astype(np.float64)
     if len(xs) == 0:
-        return result
-    all_pts = np.stack([(xs + 0.5) / s, (ys + 0.5) / s], axis=1)
-    all_cls = classes[ys, xs]
-    all_contrast = np.stack(contrasts(lab[ys, xs], background), axis=1)
-    crowded: set[int] = set()
-    hidden: set[int] = set()  # crowded by a piece of another colour in front
+        return StripPixels(pts, classes[ys, xs], np.zeros((0, 2), np.float32))
+    contrast = np.stack(contrasts(lab[ys, xs], background), axis=1)
+    return StripPixels(pts, classes[ys, xs], contrast)
+
+
+def _hidden_pieces(
+    pixels: StripPixels,
+    layout: CanonicalLayout,
+    codes: list[str | None],
+    occupied: list[int],
+    leans: list[tuple[float, float]],
+) -> set[int]:
+    """Standing pieces partly covered by another colour on the camera's side of their base."""
+    g = layout.profile.geometry
+    s = layout.px_per_mm
+    hidden: set[int] = set()
     hidden_px = HIDDEN_MM2 * s * s
-    occupied = [i for i, c in enumerate(codes) if c is not None and c != "?"]
-    base_of = {i: np.asarray(g.worker_space_centre_mm(i)) for i in occupied}
     for line in occupied:
-        base = base_of[line]
-        box = np.all(np.abs(all_pts - base) <= HIDDEN_REACH_MM, axis=1)
-        others = all_pts[
-            box & (all_cls != PixelClass[str(codes[line])]) & (all_cls != PixelClass.DARK)
+        base = np.asarray(g.worker_space_centre_mm(line))
+        box = np.all(np.abs(pixels.pts_mm - base) <= HIDDEN_REACH_MM, axis=1)
+        own_class = PixelClass[str(codes[line])]
+        others = pixels.pts_mm[
+            box & (pixels.classes != own_class) & (pixels.classes != PixelClass.DARK)
         ]
         if len(others) == 0:
             continue
@@ -524,58 +665,117 @@ def _measure_pieces(
         if norm > INNER_LEAN_MIN:
             near &= (others - base) @ (lean / norm) <= INNER_SIDE_MM
         if int(near.sum()) >= hidden_px:
-            crowded.add(line)
             hidden.add(line)
-    dark = all_cls == PixelClass.DARK
-    dark_owner = np.full(len(all_pts), -1)
-    if dark.any() and occupied:
-        # Each dark pixel goes to the nearest standing piece of any colour, if near enough.
-        dist = np.stack(
-            [_segment_distance(all_pts[dark], base_of[i], leans[i], height) for i in occupied],
-            axis=1,
-        )
-        nearest = np.argmin(dist, axis=1)
-        close = dist[np.arange(len(nearest)), nearest] <= DARK_REACH_MM
-        dark_owner[np.flatnonzero(dark)[close]] = np.asarray(occupied)[nearest[close]]
-    for colour in {codes[i] for i in occupied}:
-        lines = [i for i in occupied if codes[i] == colour]
-        pick = (all_cls == PixelClass[str(colour)]) | np.isin(dark_owner, lines)
-        pts, contrast, shade = all_pts[pick], all_contrast[pick], dark[pick]
-        if len(pts) == 0:
+    return hidden
+
+
+def _dark_pixel_owners(
+    pixels: StripPixels,
+    layout: CanonicalLayout,
+    occupied: list[int],
+    leans: list[tuple[float, float]],
+) -> NDArray[np.int64]:
+    """The standing piece (of any colour) each dark pixel is a shaded face of, or -1."""
+    g = layout.profile.geometry
+    height = (g.vilicus.height_mm + g.dominus.height_mm) / 2
+    dark = pixels.classes == PixelClass.DARK
+    owner = np.full(len(pixels.pts_mm), -1, dtype=np.int64)
+    if not dark.any() or not occupied:
+        return owner
+    # Each dark pixel goes to the nearest standing piece of any colour, if near enough.
+    dist = np.stack(
+        [
+            _segment_distance(pixels.pts_mm[dark], g.worker_space_centre_mm(i), leans[i], height)
+            for i in occupied
+        ],
+        axis=1,
+    )
+    nearest = np.argmin(dist, axis=1)
+    close = dist[np.arange(len(nearest)), nearest] <= DARK_REACH_MM
+    owner[np.flatnonzero(dark)[close]] = np.asarray(occupied)[nearest[close]]
+    return owner
+
+
+def _measure_colour(
+    pixels: StripPixels,
+    layout: CanonicalLayout,
+    lines: list[int],
+    leans: list[tuple[float, float]],
+    hidden: set[int],
+) -> dict[int, PieceMeasure]:
+    """The pixels of one colour shared out between its standing pieces, each measured."""
+    g = layout.profile.geometry
+    height = (g.vilicus.height_mm + g.dominus.height_mm) / 2
+    result: dict[int, PieceMeasure] = {}
+    if len(pixels.pts_mm) == 0:
+        return result
+    dist = np.stack(
+        [
+            _segment_distance(pixels.pts_mm, g.worker_space_centre_mm(i), leans[i], height)
+            for i in lines
+        ],
+        axis=1,
+    )
+    owner = np.argmin(dist, axis=1)
+    near = dist[np.arange(len(pixels.pts_mm)), owner] <= REACH_MM
+    crowded = hidden | _touching_pieces(dist, owner, lines)
+    shade = pixels.classes == PixelClass.DARK
+    for k, line in enumerate(lines):
+        mine = _own_pixels(near & (owner == k), shade, pixels.contrast)
+        own = pixels.pts_mm[mine]
+        if len(own) == 0:
+            result[line] = MISSING
             continue
-        dist = np.stack(
-            [_segment_distance(pts, g.worker_space_centre_mm(i), leans[i], height) for i in lines],
-            axis=1,
-        )
-        owner = np.argmin(dist, axis=1)
-        near = dist[np.arange(len(pts)), owner] <= REACH_MM
-        if len(lines) > 1:
-            ordered = np.sort(dist, axis=1)
-            seam = (ordered[:, 1] - ordered[:, 0] < SEAM_MM) & (ordered[:, 1] <= REACH_MM)
-            if int(seam.sum()) >= SEAM_MIN_PX:
-                second = np.argsort(dist, axis=1)[:, 1]
-                crowded |= {lines[int(k)] for k in np.unique(owner[seam])}
-                crowded |= {lines[int(k)] for k in np.unique(second[seam])}
-        for k, line in enumerate(lines):
-            mine = near & (owner == k)
-            lit = mine & ~shade
-            if lit.any():
-                full = np.array([_quantile(contrast[lit, c], 0.9) for c in range(2)])
-                mine &= np.any(contrast >= LEVELS * full, axis=1) | shade
-            own = pts[mine]
-            if len(own) == 0:
-                result[line] = MISSING
-                continue
-            lean = np.asarray(leans[line])
-            norm = float(np.linalg.norm(lean))
-            along = lean / norm if norm > 1e-3 else np.array([1.0, 0.0])
-            across = own @ np.array([-along[1], along[0]])
-            width = _quantile(across, 0.99) - _quantile(across, 0.01) + 1 / s
-            reach = _quantile((own - base_of[line]) @ along, 0.98)
-            result[line] = PieceMeasure(
-                len(own) / (s * s), width, line in crowded, reach, line in hidden
-            )
+        result[line] = _piece_measure(
+            own, g.worker_space_centre_mm(line), leans[line], layout.px_per_mm
+        )._replace(crowded=line in crowded, hidden=line in hidden)
     return result
+
+
+def _touching_pieces(
+    dist: NDArray[np.float64], owner: NDArray[np.intp], lines: list[int]
+) -> set[int]:
+    """Pieces of one colour whose pixels meet: enough pixels lie about as near to two axes."""
+    if len(lines) <= 1:
+        return set()
+    ordered = np.sort(dist, axis=1)
+    seam = (ordered[:, 1] - ordered[:, 0] < SEAM_MM) & (ordered[:, 1] <= REACH_MM)
+    if int(seam.sum()) < SEAM_MIN_PX:
+        return set()
+    second = np.argsort(dist, axis=1)[:, 1]
+    touching = {lines[int(k)] for k in np.unique(owner[seam])}
+    return touching | {lines[int(k)] for k in np.unique(second[seam])}
+
+
+def _own_pixels(
+    mine: NDArray[np.bool_], shade: NDArray[np.bool_], contrast: NDArray[np.float32]
+) -> NDArray[np.bool_]:
+    """A piece's pixels without the blurred rim: lit ones must reach a share of the piece's
+    full contrast against the sheet (its shaded faces are kept as they are)."""
+    lit = mine & ~shade
+    if not lit.any():
+        return mine
+    full = np.array([_quantile(contrast[lit, c], FULL_CONTRAST_QUANTILE) for c in range(2)])
+    strong = np.any(contrast >= LEVELS * full, axis=1)
+    return np.asarray(mine & (strong | shade), dtype=np.bool_)
+
+
+def _piece_measure(
+    own: NDArray[np.float64],
+    base_mm: tuple[float, float],
+    lean: tuple[float, float],
+    px_per_mm: float,
+) -> PieceMeasure:
+    """Area, width across the lean and reach along it of one piece's pixels (not crowded)."""
+    s = px_per_mm
+    lean_vec = np.asarray(lean)
+    norm = float(np.linalg.norm(lean_vec))
+    along = lean_vec / norm if norm > LEAN_DIRECTION_MIN else np.array([1.0, 0.0])
+    across = own @ np.array([-along[1], along[0]])
+    low, high = WIDTH_QUANTILES
+    width = _quantile(across, high) - _quantile(across, low) + 1 / s
+    reach = _quantile((own - np.asarray(base_mm)) @ along, REACH_QUANTILE)
+    return PieceMeasure(len(own) / (s * s), width, False, reach, False)
 
 
 def contrasts(
@@ -601,7 +801,7 @@ def _piece_pixels(classes: NDArray[np.uint8]) -> NDArray[np.bool_]:
     """Species pixels, and pixels too dark for colour that touch them (shaded faces)."""
     species = (classes >= PixelClass.B) & (classes <= PixelClass.R)
     near = cv2.dilate(species.view(np.uint8), _FACE_KERNEL) > 0
-    return species | ((classes == PixelClass.DARK) & near)
+    return np.asarray(species | ((classes == PixelClass.DARK) & near), dtype=np.bool_)
 
 
 def _quantile(values: NDArray[np.float64], q: float) -> float:
@@ -631,9 +831,7 @@ def _empty_beside_neighbours(
     neighbours = [j for j in adjacent(line) if codes[j] is not None]
     if not neighbours:
         return False
-    cx, cy = g.worker_space_centre_mm(line)
-    unit = pose.lean((cx, cy), 1.0)
-    centre = (cx + unit[0] * 3.0, cy + unit[1] * 3.0)
+    centre = core_centre_mm(layout, pose, line)
     r = rules.core_radius_mm * s
     x0, x1 = max(int(centre[0] * s - r), 0), min(int(centre[0] * s + r) + 1, classes.shape[1])
     y0, y1 = max(int(centre[1] * s - r), 0), min(int(centre[1] * s + r) + 1, classes.shape[0])
@@ -664,9 +862,9 @@ def _segment_distance(
     d = np.asarray(lean, dtype=np.float64) * height
     length2 = float(d @ d)
     if length2 < 1e-9:
-        return np.linalg.norm(pts - a, axis=1)
+        return np.asarray(np.linalg.norm(pts - a, axis=1), dtype=np.float64)
     t = np.clip(((pts - a) @ d) / length2, 0.0, 1.0)
-    return np.linalg.norm(pts - (a + t[:, None] * d), axis=1)
+    return np.asarray(np.linalg.norm(pts - (a + t[:, None] * d), axis=1), dtype=np.float64)
 
 
 def _disc(
@@ -677,4 +875,4 @@ def _disc(
     y0, y1 = max(int(y - r), 0), min(int(y + r) + 1, image.shape[0])
     patch = image[y0:y1, x0:x1]
     yy, xx = np.mgrid[y0:y1, x0:x1]
-    return patch[(xx - x) ** 2 + (yy - y) ** 2 <= r * r]
+    return np.asarray(patch[(xx - x) ** 2 + (yy - y) ** 2 <= r * r], dtype=image.dtype)

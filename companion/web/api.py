@@ -10,15 +10,23 @@ from flask import Blueprint, Response, current_app, jsonify, request
 from companion.errors import InputError
 from companion.table.hub import Hub
 from companion.table.session import NewGame
-from companion.web.auth import operator_required
+from companion.table.view import viewer_view
+from companion.web.auth import is_operator, operator_required
 from companion.web.services import services
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 
+def caller_view() -> dict[str, Any]:
+    """The table as this caller may see it: whole for the operator, the aureus order only as
+    far as revealed for everyone else (so a phone cannot peek at the next rounds)."""
+    view = services().table.snapshot()
+    return view if is_operator() else viewer_view(view)
+
+
 @bp.get("/state")
 def state() -> Any:
-    return jsonify(services().table.snapshot())
+    return jsonify(caller_view())
 
 
 def sse_message(update: dict[str, Any], data: str) -> str:
@@ -80,12 +88,12 @@ def perform(action: str, data: dict[str, Any]) -> Any:
         except (TypeError, ValueError):
             raise InputError("expected a vat number", field="vat") from None
         return table.operate("choose_vat", vat=vat)
-    if action in ("accept", "undo", "end"):
+    if action in ("accept", "undo", "end", "acknowledge"):
         return table.operate(action)
     raise InputError(f"unknown action {action!r}", field="action")
 
 
-@bp.post("/<any(new_game, accept, correct, undo, end, choose_vat):action>")
+@bp.post("/<any(new_game, accept, correct, undo, end, choose_vat, acknowledge):action>")
 @operator_required
 def operator_action(action: str) -> Any:
     result = perform(action, _body())

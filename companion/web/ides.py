@@ -23,8 +23,8 @@ from flask import (
     url_for,
 )
 
-from companion.errors import InputError
-from companion.games.ides import IllegalAction, action_from_dict, action_to_dict
+from companion.errors import CompanionError, InputError
+from companion.games.ides import DiceMode, IllegalAction, action_from_dict, action_to_dict
 from companion.table.ides_session import IdesTable
 from companion.web.api import event_stream
 from companion.web.auth import operator_required
@@ -96,10 +96,12 @@ def act() -> Any:
 @bp.post("/api/ides/new_game")
 @operator_required
 def new_game() -> Any:
-    """Body ``{"players": ["Livia", "Marcus"], "first_seat": 0}``."""
+    """Body ``{"players": ["Livia", "Marcus"], "first_seat": 0, "dice_mode": "electronic"}``;
+    ``dice_mode`` ``physical`` has the operator enter what real dice show."""
     table = _table()
     data = _json_body()
-    game = table.new_game(data.get("players"), first_seat=data.get("first_seat", 0))
+    mode = DiceMode.parse(data.get("dice_mode", DiceMode.ELECTRONIC.value))
+    game = table.new_game(data.get("players"), first_seat=data.get("first_seat", 0), dice_mode=mode)
     return jsonify(game=game, state=table.snapshot())
 
 
@@ -112,6 +114,25 @@ def end() -> Any:
     except IllegalAction as exc:
         return _refused(exc)
     return jsonify(state=table.snapshot())
+
+
+@bp.post("/api/ides/acknowledge")
+@operator_required
+def acknowledge() -> Any:
+    """The operator has seen that the log failed verification (409 when nothing to see)."""
+    table = _table()
+    table.acknowledge()
+    return jsonify(result="acknowledged", state=table.snapshot())
+
+
+@bp.post("/ides/acknowledge")
+@operator_required
+def acknowledge_form() -> Any:
+    try:
+        _table().acknowledge()
+    except CompanionError as exc:
+        flash(str(exc))
+    return redirect(url_for("ides.page"))
 
 
 @bp.post("/ides/act")
@@ -129,6 +150,8 @@ def act_form() -> Any:
         table.act(action, by="operator")
     except IllegalAction as exc:
         flash(f"Refused: {exc.message}")
+    except InputError as exc:
+        flash(f"Refused: {exc.message}")
     return redirect(url_for("ides.page"))
 
 
@@ -138,7 +161,8 @@ def new_form() -> Any:
     names = [n for n in request.form.getlist("player") if n.strip()]
     try:
         table = _table()
-        table.new_game(names, first_seat=0)
+        mode = DiceMode.parse(request.form.get("dice_mode", DiceMode.ELECTRONIC.value))
+        table.new_game(names, first_seat=0, dice_mode=mode)
     except InputError as exc:
         flash(f"No new game: {exc}")
     return redirect(url_for("ides.page"))

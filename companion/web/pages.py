@@ -28,8 +28,8 @@ from companion.table.history import fold
 from companion.table.log import EventKind
 from companion.table.ports import LightStatus, TableLights
 from companion.table.replay import export_lines, game_at
-from companion.table.view import table_view
-from companion.web.api import perform
+from companion.table.view import table_view, viewer_view
+from companion.web.api import caller_view, perform
 from companion.web.auth import csrf_required, is_operator, log_in, operator_required
 from companion.web.board_svg import board_svg
 from companion.web.services import services
@@ -74,20 +74,17 @@ def board_context(view: dict[str, Any]) -> dict[str, Any]:
 
 @bp.get("/")
 def table() -> str:
-    view = services().table.snapshot()
-    return render_template("table.html", kind="table", **board_context(view))
+    return render_template("table.html", kind="table", **board_context(caller_view()))
 
 
 @bp.get("/tv")
 def tv() -> str:
-    view = services().table.snapshot()
-    return render_template("tv.html", kind="tv", **board_context(view))
+    return render_template("tv.html", kind="tv", **board_context(caller_view()))
 
 
 @bp.get("/phone")
 def phone() -> str:
-    view = services().table.snapshot()
-    return render_template("phone.html", kind="phone", **board_context(view))
+    return render_template("phone.html", kind="phone", **board_context(caller_view()))
 
 
 @bp.get("/live/<any(table, tv, phone):kind>")
@@ -97,7 +94,7 @@ def live(kind: str) -> str:
     Every viewer (not the operator, whose copy has forms) gets the same HTML for a
     version, so it is rendered once per change, not once per phone.
     """
-    view = services().table.snapshot()
+    view = caller_view()
     if is_operator():
         return render_template(f"_{kind}.html", kind=kind, **board_context(view))
     cache: dict[tuple[str, int], str] = current_app.extensions["companion_partials"]
@@ -157,7 +154,7 @@ def _form_new_game() -> dict[str, Any]:
     }
 
 
-@bp.post("/operator/<any(new_game, accept, correct, undo, end, choose_vat):action>")
+@bp.post("/operator/<any(new_game, accept, correct, undo, end, choose_vat, acknowledge):action>")
 @operator_required
 def operator_form(action: str) -> Any:
     """The dashboard's buttons; errors come back as a message on the page."""
@@ -186,7 +183,7 @@ def history() -> str:
     for start in log.games():
         h = fold(log.events(start.game))
         games.append({"game": start.game, "header": start.payload, "turns": len(h.boards),
-                      "ended": h.ended, "at_s": start.at_s})  # fmt: skip
+                      "ended": h.ended, "at_s": start.at_s, "seal": h.end_hash})  # fmt: skip
     return render_template("history.html", games=games[::-1], verification=log.verify())
 
 
@@ -203,6 +200,8 @@ def replay(game: int) -> str:
     g = game_at(h, step)
     shown = replace(h, steps=h.steps[:step], flag=None)
     view = table_view("replay", g, shown, TableLights(LightStatus.IDLE))
+    if not is_operator():
+        view = viewer_view(view)
     disputes = []
     photo = None
     for e in events:
@@ -227,7 +226,10 @@ def export(game: int) -> Response:
     events = list(services().log.events(game))
     if not events or events[0].kind is not EventKind.GAME_STARTED:
         abort(404, f"no game {game} in the log")
-    body = "\n".join(export_lines(fold(events))) + "\n"
+    history = fold(events)
+    if history.ended is None and not is_operator():  # its header holds the whole aureus
+        abort(403, "this game is still in play: its record is for the operator until it ends")
+    body = "\n".join(export_lines(history)) + "\n"
     return Response(
         body,
         mimetype="application/x-ndjson",

@@ -50,10 +50,19 @@ function renderCard(c) {
     }
     card.appendChild(scores);
   }
+  if (c.chain_head) {
+    const chain = el("p", "chain", "log chain head ");
+    chain.appendChild(el("code", null, c.chain_head));
+    card.appendChild(chain);
+  }
   if (c.dispute || c.desync) {
     let text = c.desync ? "desync" : "dispute";
     if (c.violations.length) text += ": " + c.violations.join(", ");
     card.appendChild(el("p", "alert", text));
+  }
+  if (c.rejected) {
+    const plural = c.rejected === 1 ? "" : "s";
+    card.appendChild(el("p", "dropped", c.rejected + " unusable message" + plural + " dropped"));
   }
   return card;
 }

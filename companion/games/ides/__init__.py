@@ -33,8 +33,8 @@ from companion.games.ides.actions import (
     action_to_dict,
     describe,
 )
-from companion.games.ides.dice import Dice, DiceFaces, Die, Face
-from companion.games.ides.game import Game, throw
+from companion.games.ides.dice import Dice, DiceFaces, DiceMode, Die, Face
+from companion.games.ides.game import Game, each_face, rolled_die, throw
 from companion.games.ides.rules import IllegalAction, Rule
 from companion.games.ides.simulate import simulate
 from companion.games.ides.state import (
@@ -65,6 +65,7 @@ __all__ = [
     "Deck",
     "Dice",
     "DiceFaces",
+    "DiceMode",
     "Die",
     "DrawCard",
     "DrawFreeTile",
@@ -95,6 +96,8 @@ __all__ = [
     "action_from_dict",
     "action_to_dict",
     "describe",
+    "each_face",
+    "rolled_die",
     "simulate",
     "throw",
 ]

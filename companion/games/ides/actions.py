@@ -20,11 +20,15 @@ from companion.games.ides.state import Passage, Square
 
 @dataclass(frozen=True, slots=True)
 class DrawFreeTile:
-    """Step 1 of every turn: the free tile, laid on the board or kept in the stockpile."""
+    """Step 1 of every turn: the free tile, laid on the board or kept in the stockpile.
+
+    ``captures``: the tile is a testudo laid over an outpost or slave revolt, and the player
+    takes the beaten tile into the stockpile."""
 
     KIND: ClassVar[str] = "draw-free-tile"
     to_stockpile: bool
     ferryman: bool = False
+    captures: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,28 +89,36 @@ class PushBack:
 
 @dataclass(frozen=True, slots=True)
 class DrawTile:
-    """Green option a: draw a tile from the bag and lay it or stockpile it."""
+    """Green option a: draw a tile from the bag and lay it or stockpile it (``captures`` as
+    for ``DrawFreeTile``)."""
 
     KIND: ClassVar[str] = "draw-tile"
     to_stockpile: bool
     ferryman: bool = False
+    captures: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class LayStockpiled:
-    """Green option b: lay a tile from the stockpile (a ferryman laid stays buyable)."""
+    """Green option b: lay a tile from the stockpile (a ferryman laid stays buyable;
+    ``captures`` as for ``DrawFreeTile``)."""
 
     KIND: ClassVar[str] = "lay-stockpiled"
     ferryman: bool = False
+    captures: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class Move:
-    """Green option c: move the sigillum; ``to`` is the area it lands in."""
+    """Green option c: move the sigillum; ``to`` is the area it lands in.
+
+    ``send_back``: on a senator's grand entrance, the opponents' senators on hill 1 the
+    arriving player chooses to send back off the board (seats, in increasing order)."""
 
     KIND: ClassVar[str] = "move"
     to: Square
     passage: Passage = Passage.STEP
+    send_back: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +236,11 @@ def action_to_dict(action: Action) -> dict[str, Any]:
     out: dict[str, Any] = {"kind": action.KIND}
     for f in dataclasses.fields(action):
         value = getattr(action, f.name)
-        out[f.name] = value.value if isinstance(value, StrEnum) else value
+        if isinstance(value, StrEnum):
+            value = value.value
+        elif isinstance(value, tuple):
+            value = list(value)
+        out[f.name] = value
     return out
 
 
@@ -257,6 +273,8 @@ def action_from_dict(data: Any, *, path: str = "action") -> Action:
             if raw not in allowed:
                 raise InputError(f"expected one of {', '.join(allowed)}, got {raw!r}", field=where)
             values[f.name] = enum(raw)
+        elif f.name == "send_back":
+            values[f.name] = _seats(raw, where)
         elif isinstance(f.default, bool) or f.name in ("to_stockpile", "ferryman"):
             if not isinstance(raw, bool):
                 raise InputError(f"expected true or false, got {raw!r}", field=where)
@@ -268,7 +286,24 @@ def action_from_dict(data: Any, *, path: str = "action") -> Action:
     return cls(**values)
 
 
+MAX_SEATS_LISTED = 4  # a list of seats never needs more entries than the game has players
+
+
+def _seats(raw: Any, where: str) -> tuple[int, ...]:
+    if not isinstance(raw, list) or len(raw) > MAX_SEATS_LISTED:
+        raise InputError(f"expected a list of at most {MAX_SEATS_LISTED} seats", field=where)
+    for i, seat in enumerate(raw):
+        if not isinstance(seat, int) or isinstance(seat, bool):
+            raise InputError(f"expected a seat number, got {seat!r}", field=f"{where}[{i}]")
+    return tuple(raw)
+
+
 def describe(action: Action) -> str:
-    """A short plain-words label for buttons and the log."""
-    fields = ", ".join(f"{f.name}={getattr(action, f.name)}" for f in dataclasses.fields(action))
+    """A short developer's label; options left off (false or empty) are not listed."""
+    shown = [
+        f
+        for f in dataclasses.fields(action)
+        if not (getattr(action, f.name) == f.default and f.default in (False, ()))
+    ]
+    fields = ", ".join(f"{f.name}={getattr(action, f.name)}" for f in shown)
     return f"{action.KIND}({fields})" if fields else action.KIND

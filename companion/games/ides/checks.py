@@ -123,13 +123,16 @@ class Checks:
                 Rule.WRONG_STEP, f"{action.KIND} is not a choice at the {phase.value} step"
             )
         me = self.me
+        if self.turn.ferryman_bought:
+            self._check_ferryman_follow_up(action)
         match action:
-            case DrawFreeTile(to_stockpile=stock):
+            case DrawFreeTile(to_stockpile=stock, ferryman=ferryman, captures=captures):
                 if me.token is Token.MISS_A_TURN and not stock:
                     raise refuse(
                         Rule.MISS_A_TURN_STOCKPILE_ONLY,
                         "in Miss-A-Turn mode the free tile can only be stockpiled",
                     )
+                self._check_capture(captures, laid=not stock, ferryman=ferryman)
             case Roll(die=die, face=face):
                 if die is not self.expected_die():
                     raise refuse(Rule.WRONG_DIE, f"this roll uses the {self.expected_die()} die")
@@ -157,15 +160,19 @@ class Checks:
                     )
             case PushBack(numeral=numeral, target=target, coins=coins):
                 self._check_push_back(numeral, target, coins)
-            case DrawTile() | TakeMissATurn():
+            case DrawTile(to_stockpile=stock, ferryman=ferryman, captures=captures):
+                self._check_capture(captures, laid=not stock, ferryman=ferryman)
+            case TakeMissATurn():
                 pass
-            case LayStockpiled(ferryman=ferryman):
+            case LayStockpiled(ferryman=ferryman, captures=captures):
                 if me.stockpile < 1:
                     raise refuse(Rule.NO_STOCKPILE, "the stockpile is empty")
                 if ferryman and me.ferrymen < 1:
                     raise refuse(Rule.NO_FERRYMAN, "no ferryman in the stockpile")
-            case Move(to=to, passage=passage):
+                self._check_capture(captures, laid=True, ferryman=ferryman)
+            case Move(to=to, passage=passage, send_back=send_back):
                 self._check_move(me, to, passage)
+                self._check_send_back(me, to, send_back)
             case BuyFerryman(seller=seller):
                 self._check_seat(seller, other=True)
                 if self.players[seller].ferrymen_laid < 1:
@@ -173,7 +180,7 @@ class Checks:
                 self._afford(r.FERRYMAN_PURCHASE, "buying a ferryman")
             case Pass():
                 t = self.turn
-                optional = t.bonus or (t.pair and t.actions_left == 1)
+                optional = t.bonus or (t.pair and t.actions_left == 1) or t.ferryman_bought
                 if phase is Phase.ACTION and not optional:
                     raise refuse(
                         Rule.MUST_ACT,
@@ -230,6 +237,50 @@ class Checks:
                 pass
             case _:  # pragma: no cover - every action type is matched above
                 raise refuse(Rule.WRONG_STEP, f"unknown action {action!r}")
+
+    def _check_ferryman_follow_up(self, action: Action) -> None:
+        """Scenario 11: a ferryman just bought may carry the buyer across at once (paying
+        its use as any ferryman in one's possession) or be kept for later: nothing else."""
+        crossing = isinstance(action, Move) and action.passage is Passage.FERRYMAN
+        if not (crossing or isinstance(action, Pass)):
+            raise refuse(
+                Rule.FERRYMAN_BOUGHT,
+                "the ferryman just bought crosses now (by ferryman) or is kept (pass)",
+            )
+
+    def _check_capture(self, captures: bool, *, laid: bool, ferryman: bool) -> None:
+        """Tiles and laying: a testudo laid over an outpost or slave revolt replaces it, and
+        the player takes the beaten tile; only a tile laid on the road (not a ferryman) can."""
+        if captures and (not laid or ferryman):
+            raise refuse(
+                Rule.TESTUDO_CAPTURE,
+                "only a testudo laid on the road over an outpost or slave revolt takes it",
+            )
+
+    def _check_send_back(self, me: Player, to: Square, send_back: tuple[int, ...]) -> None:
+        """The grand entrance: an arriving senator may send opponents' senators standing on
+        hill 1 back off the board; nobody else can be sent, and each seat once."""
+        if not send_back:
+            return
+        if me.square is not Square.START or to is not Square.PODIUM or me.rank is Rank.COMMANDER:
+            raise refuse(
+                Rule.GRAND_ENTRANCE, "only a senator entering the board can send others back"
+            )
+        if list(send_back) != sorted(set(send_back)):
+            raise refuse(Rule.GRAND_ENTRANCE, "list each seat to send back once, in order")
+        for seat in send_back:
+            if seat not in self.entrance_victims():
+                raise refuse(
+                    Rule.GRAND_ENTRANCE, f"seat {seat} has no senator on hill 1 to send back"
+                )
+
+    def entrance_victims(self) -> tuple[int, ...]:
+        """Opponents whose senator stands on hill 1 (the podium included)."""
+        return tuple(
+            seat
+            for seat, p in enumerate(self.players)
+            if seat != self.current and p.rank is Rank.SENATOR and p.square.hill == 1
+        )
 
     def _check_face(self, die: Die, face: Face | None, need_face: bool) -> None:
         if face is None:

@@ -47,6 +47,20 @@ DEFAULT_PURPLE: tuple[Face, ...] = (
 )
 
 
+class DiceMode(StrEnum):
+    """Who throws the dice, chosen when a game is set up and kept in its log."""
+
+    ELECTRONIC = "electronic"  # the companion throws from its secure source; no face is named
+    PHYSICAL = "physical"  # the players throw real dice; the operator enters the faces shown
+
+    @classmethod
+    def parse(cls, raw: Any, *, field: str = "dice_mode") -> DiceMode:
+        allowed = [m.value for m in cls]
+        if raw not in allowed:
+            raise InputError(f"expected one of {', '.join(allowed)}, got {raw!r}", field=field)
+        return cls(raw)
+
+
 @dataclass(frozen=True, slots=True)
 class DiceFaces:
     """The faces printed on each die, one entry per side."""

@@ -81,8 +81,8 @@ class Draft(Checks):
         me = self.me
         t = self.turn
         match action:
-            case DrawFreeTile(to_stockpile=stock, ferryman=ferryman):
-                self._take_tile(stock, ferryman)
+            case DrawFreeTile(to_stockpile=stock, ferryman=ferryman, captures=captures):
+                self._take_tile(stock, ferryman, captures)
                 if me.token is Token.MISS_A_TURN:
                     self.update(seat, token=Token.SPQR)
                     self.end_turn()
@@ -125,10 +125,10 @@ class Draft(Checks):
                 victim = self.players[target]
                 self.update(target, square=victim.square.back(victim.rank))
                 self.turn = replace(t, pushed_back=True)
-            case DrawTile(to_stockpile=stock, ferryman=ferryman):
-                self._take_tile(stock, ferryman)
+            case DrawTile(to_stockpile=stock, ferryman=ferryman, captures=captures):
+                self._take_tile(stock, ferryman, captures)
                 self._action_done(None)
-            case LayStockpiled(ferryman=ferryman):
+            case LayStockpiled(ferryman=ferryman, captures=captures):
                 if ferryman:
                     self.update(
                         seat,
@@ -138,10 +138,13 @@ class Draft(Checks):
                     )
                 else:
                     self._shrink_stockpile(seat, 1)
+                if captures:
+                    self.update(seat, stockpile=self.me.stockpile + 1)
                 if t.phase is Phase.ACTION:
                     self._action_done(None)
-            case Move(to=to, passage=passage):
-                self._move(to, passage)
+            case Move(to=to, passage=passage, send_back=send_back):
+                self.turn = replace(t, ferryman_bought=False)
+                self._move(to, passage, send_back)
             case BuyFerryman(seller=seller):
                 s = self.players[seller]
                 self.update(seller, ferrymen_laid=s.ferrymen_laid - 1)
@@ -151,9 +154,14 @@ class Draft(Checks):
                     stockpile=me.stockpile + 1,
                     ferrymen=me.ferrymen + 1,
                 )
-                self._action_done(None)
+                # Scenario 11: bought, the ferryman may be used at once; the next choice
+                # (cross with it, or keep it) completes this action.
+                self.turn = replace(t, ferryman_bought=True)
             case Pass():
-                if t.phase is Phase.EXPRESSWAY:
+                if t.ferryman_bought:
+                    self.turn = replace(t, ferryman_bought=False)
+                    self._action_done(None)
+                elif t.phase is Phase.EXPRESSWAY:
                     self._finish_expressway()
                 elif t.bonus:
                     self.turn = replace(t, bonus=False)
@@ -199,9 +207,11 @@ class Draft(Checks):
         self.rolls.append(RollRecord(self.current, die, face, for_seat))
         del self.rolls[: -r.LAST_ROLLS_KEPT]
 
-    def _take_tile(self, to_stockpile: bool, ferryman: bool) -> None:
+    def _take_tile(self, to_stockpile: bool, ferryman: bool, captures: bool) -> None:
         me = self.me
-        if to_stockpile:
+        if captures:  # the testudo is laid; the beaten outpost or slave revolt is kept
+            self.update(self.current, stockpile=me.stockpile + 1)
+        elif to_stockpile:
             self.update(
                 self.current, stockpile=me.stockpile + 1, ferrymen=me.ferrymen + int(ferryman)
             )
@@ -246,7 +256,7 @@ class Draft(Checks):
                 pair_card_drawn=False,
             )
 
-    def _move(self, to: Square, passage: Passage) -> None:
+    def _move(self, to: Square, passage: Passage, send_back: tuple[int, ...] = ()) -> None:
         seat, me, t = self.current, self.me, self.turn
         cost = PASSAGE_COST[passage]
         laid = passage is Passage.FERRYMAN and me.ferrymen_laid > 0
@@ -259,6 +269,10 @@ class Draft(Checks):
             stockpile=me.stockpile - int(from_stock),
         )
         self._place(seat, to)
+        for victim in send_back:
+            # The grand entrance: the arriving senator chose to send this senator off the
+            # board; it needs a green or purple to enter again.
+            self.update(victim, square=Square.START)
         hill = to.hill
         if t.phase is Phase.EXPRESSWAY:
             # Scenario 17: one coin per hill traversed, no cards until the run ends.
@@ -277,14 +291,10 @@ class Draft(Checks):
 
     def _place(self, seat: int, to: Square) -> None:
         """Puts a sigillum on ``to``; an occupant of the podium is bumped back (scenario 10)."""
-        mover = self.players[seat]
         if to is Square.PODIUM:
             for other, p in enumerate(self.players):
                 if other != seat and p.square is Square.PODIUM:
-                    entering = mover.square is Square.START
-                    both_senators = mover.rank is Rank.SENATOR and p.rank is Rank.SENATOR
-                    back = Square.START if entering and both_senators else p.square.back(p.rank)
-                    self.update(other, square=back)
+                    self.update(other, square=p.square.back(p.rank))
         self.update(seat, square=to)
 
     def _deck(self) -> Deck:

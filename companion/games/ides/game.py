@@ -7,6 +7,7 @@ changed in place, so a dashboard can hold any state it has shown and a log can r
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -177,14 +178,22 @@ class Game:
         tiles: list[Action] = [
             DrawTile(to_stockpile=s, ferryman=f) for s in (True, False) for f in (False, True)
         ]
-        lays: list[Action] = [LayStockpiled(False), LayStockpiled(True)]
+        tiles.append(DrawTile(to_stockpile=False, captures=True))
+        lays: list[Action] = [LayStockpiled(False), LayStockpiled(True), LayStockpiled(False, True)]
         moves: list[Action] = [Move(to, p) for to in BOARD_SQUARES for p in Passage]
+        victims = self._draft().entrance_victims()
+        moves += [
+            Move(Square.PODIUM, Passage.STEP, chosen)
+            for n in range(1, len(victims) + 1)
+            for chosen in itertools.combinations(victims, n)
+        ]
         if phase is Phase.FREE_TILE:
             cands += [
                 DrawFreeTile(to_stockpile=s, ferryman=f)
                 for s in (True, False)
                 for f in (False, True)
             ]
+            cands.append(DrawFreeTile(to_stockpile=False, captures=True))
         elif phase is Phase.TURN_CHOICE:
             cands += [Roll(Die.ORANGE), Roll(Die.PURPLE), Promote(), StartExpressway()]
             cands += [ReturnFerrymen(n) for n in range(1, me.ferrymen + 1)]
@@ -275,7 +284,18 @@ class Game:
         return game
 
 
+def rolled_die(action: RollAction) -> Die:
+    """The die a roll action throws (a bribe and a fate roll throw the orange die)."""
+    return action.die if isinstance(action, Roll) else Die.ORANGE
+
+
 def throw(action: RollAction, dice: Dice) -> RollAction:
     """The roll with its face thrown by ``dice``."""
-    die = action.die if isinstance(action, Roll) else Die.ORANGE
-    return dataclasses.replace(action, face=dice.throw(die))
+    return dataclasses.replace(action, face=dice.throw(rolled_die(action)))
+
+
+def each_face(action: RollAction, faces: DiceFaces) -> list[RollAction]:
+    """The roll once with every face its die can show, in the die's order: with physical
+    dice the operator picks the one the real die shows."""
+    shown = dict.fromkeys(faces.faces(rolled_die(action)))
+    return [dataclasses.replace(action, face=face) for face in shown]

@@ -41,6 +41,8 @@ class Rule(StrEnum):
     PURPLE_ALREADY_DUE = "purple_already_due"
     MUST_ACT = "must_act"
     NOT_ON_BOARD = "not_on_board"
+    FERRYMAN_BOUGHT = "ferryman_bought"
+    TESTUDO_CAPTURE = "testudo_capture"
 
 
 class IllegalAction(Exception):

@@ -69,6 +69,7 @@ def turn_to_dict(t: Turn) -> dict[str, Any]:
         "pushed_back": t.pushed_back,
         "expressway_offered": t.expressway_offered,
         "expressway_hill": t.expressway_hill,
+        "ferryman_bought": t.ferryman_bought,
     }
 
 
@@ -194,6 +195,7 @@ def turn_from(rd: Reader) -> Turn:
         pushed_back=rd.boolean("pushed_back"),
         expressway_offered=rd.boolean("expressway_offered"),
         expressway_hill=rd.optional_int("expressway_hill", 1, 7),
+        ferryman_bought=rd.boolean("ferryman_bought"),
     )
 
 

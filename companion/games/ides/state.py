@@ -185,3 +185,4 @@ class Turn:
     pushed_back: bool = False  # scenario 18 is used at most once per turn
     expressway_offered: bool = False  # the turn reached its choice with the expressway earned
     expressway_hill: int | None = None  # the hill the expressway run last stood on
+    ferryman_bought: bool = False  # scenario 11: the action bought a ferryman; cross with it now?
