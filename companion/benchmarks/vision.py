@@ -28,7 +28,7 @@ from companion.cli._progress import Progress
 from companion.errors import InputError
 from companion.games.garum.state import BoardState
 from companion.vision.reader import BoardReader, Reading
-from companion.vision.render import Shot, random_state, render
+from companion.vision.render import random_state, render, shot_for
 
 NAME = "vision"
 HELP = "recognition accuracy and per-frame time, on generated frames or a folder of photos"
@@ -57,6 +57,12 @@ def add_arguments(parser: Any) -> None:
         "--occluded-every", type=int, default=5, help="every Nth generated frame has a hand (5)"
     )
     parser.add_argument("--board", default="troia", help="board profile (troia)")
+    parser.add_argument(
+        "--conditions",
+        action="store_true",
+        help="generate frames under a real table's conditions: Pi sensor modes, two lamps, "
+        "hard shadows, tablecloths, barrel distortion, exposure off by half a stop",
+    )
     parser.add_argument(
         "--list", action="store_true", help="print one line per frame that is not read exactly"
     )
@@ -102,8 +108,10 @@ def _source(args: argparse.Namespace, profile: BoardProfile) -> tuple[Iterator[F
     if text.isdigit():
         count = int(text)
         hands = sum(1 for k in range(count) if _hand(k, args.occluded_every))
-        described = f"{count} generated (1280x960; {hands} with a hand; seed {args.seed})"
-        return _generated(profile, count, args.seed, args.occluded_every), count, described
+        kind = "under real-table conditions" if args.conditions else "1280x960"
+        described = f"{count} generated ({kind}; {hands} with a hand; seed {args.seed})"
+        frames = _generated(profile, count, args.seed, args.occluded_every, args.conditions)
+        return frames, count, described
     folder = Path(text)
     if not folder.is_dir():
         raise InputError("is neither a number of frames nor a folder", source=text)
@@ -118,12 +126,14 @@ def _hand(k: int, every: int) -> bool:
     return every > 0 and k % every == every - 1
 
 
-def _generated(profile: BoardProfile, count: int, seed: int, every: int) -> Iterator[Frame]:
+def _generated(
+    profile: BoardProfile, count: int, seed: int, every: int, conditions: bool
+) -> Iterator[Frame]:
     for k in range(count):
         rng = np.random.default_rng(seed + k + 7_919)
         truth = random_state(profile, rng)
         hand = _hand(k, every)
-        photo = render(profile, truth, Shot(seed + k, hand=hand))
+        photo = render(profile, truth, shot_for(seed + k, hand, conditions))
         yield Frame(f"seed {seed + k}", photo.image, truth, hand)
 
 

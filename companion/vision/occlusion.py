@@ -1,4 +1,3 @@
-# mypy: disable-error-code="arg-type,assignment,no-any-return"
 """Finding a hand (or arm) over the board.
 
 An arm always reaches in from outside, so it crosses the bare sheet around the grid: there
@@ -46,21 +45,22 @@ def hand_mask(
     """
     s = layout.px_per_mm / REDUCE
     coloured = (classes >= PixelClass.B) & (classes <= PixelClass.R)
-    found = (skin & layout.ring_mask) | (coloured & layout.outer_mask)
-    found = found[::REDUCE, ::REDUCE].astype(np.uint8)
-    found = cv2.morphologyEx(found, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    patch = ((skin & layout.ring_mask) | (coloured & layout.outer_mask))[::REDUCE, ::REDUCE]
+    found = _u8(cv2.morphologyEx(patch.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(found, connectivity=8)
     min_px = HAND_MIN_AREA_MM2 * s * s
     seeds = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= min_px]
     if not seeds:
         return None
     grow = skin_any[::REDUCE, ::REDUCE].astype(np.uint8)
-    grow = cv2.morphologyEx(grow, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    grow = _u8(cv2.morphologyEx(grow, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)))
     # A hand is broad; the board's walls and pieces near it are narrow: an opening keeps
     # the region from running along a wall lit by the skin's warm light.
     width = max(int(HAND_MIN_WIDTH_MM * s), 1) | 1
-    grow = cv2.morphologyEx(
-        grow, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width))
+    grow = _u8(
+        cv2.morphologyEx(
+            grow, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width))
+        )
     )
     _, labels2 = cv2.connectedComponents(grow, connectivity=8)
     seeded = np.isin(labels, seeds)
@@ -80,6 +80,11 @@ def hand_mask(
         cv2.fillConvexPoly(region, cv2.convexHull(contour), 1)
     margin = max(int(HAND_MARGIN_MM * s), 1)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * margin + 1, 2 * margin + 1))
-    region = cv2.dilate(region, kernel)
+    region = _u8(cv2.dilate(region, kernel))
     full = cv2.resize(region, (skin.shape[1], skin.shape[0]), interpolation=cv2.INTER_NEAREST)
     return np.asarray(full > 0, dtype=bool)
+
+
+def _u8(image: NDArray[np.generic]) -> NDArray[np.uint8]:
+    """An OpenCV result known to be 8-bit, typed as such."""
+    return np.asarray(image, dtype=np.uint8)

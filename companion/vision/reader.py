@@ -1,5 +1,3 @@
-# mypy: disable-error-code="arg-type,assignment,no-any-return,union-attr,return-value"
-# mypy: disable-error-code="list-item,call-overload"
 """``BoardReader``: one camera frame in, one board reading (or a reason) out."""
 
 from __future__ import annotations
@@ -90,14 +88,14 @@ class BoardReader:
         # One lookup table per channel: the same clipped shift, without a 16-bit copy.
         levels = np.arange(256, dtype=np.int16)[:, None]
         shift = np.array([0, -da, -db], dtype=np.int16)
-        return np.clip(levels + shift, 0, 255).astype(np.uint8).reshape(256, 1, 3)
+        return np.asarray(np.clip(levels + shift, 0, 255), dtype=np.uint8).reshape(256, 1, 3)
 
     def read(self, frame_bgr: NDArray[np.uint8]) -> Reading:
         """Reads one BGR frame (any size) into a :class:`Reading`."""
         t0 = time.perf_counter()
         if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
             return Reading(None, error="frame is not a 3-channel BGR image")
-        gray = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
+        gray = np.asarray(cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY), dtype=np.uint8)
         try:
             loc = self._locator.locate(gray)
         except BoardNotFound as exc:
@@ -108,12 +106,12 @@ class BoardReader:
         view = self.layout.warp(frame_bgr, loc.homography)
         sheet = observed_sheet(view, self.layout)
         balanced = white_balance(view, sheet, self.colours)
-        lab = cv2.cvtColor(balanced, cv2.COLOR_BGR2Lab)
+        lab = np.asarray(cv2.cvtColor(balanced, cv2.COLOR_BGR2Lab), dtype=np.uint8)
         shift = self._recentre_chroma(lab)
 
         def to_analysis(raw: NDArray[np.uint8]) -> NDArray[np.uint8]:
             lab = cv2.cvtColor(white_balance(raw, sheet, self.colours), cv2.COLOR_BGR2Lab)
-            return lab if shift is None else np.asarray(cv2.LUT(lab, shift), dtype=np.uint8)
+            return np.asarray(lab if shift is None else cv2.LUT(lab, shift), dtype=np.uint8)
 
         if shift is not None:
             lab = np.asarray(cv2.LUT(lab, shift), dtype=np.uint8)
