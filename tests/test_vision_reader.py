@@ -10,6 +10,7 @@ from vision_helpers import confident_wrong_cells, cover_marker, slot_outline, wa
 from companion.boards import load_profile
 from companion.games.garum.state import BoardState
 from companion.vision.cells import apply_tile_constraint
+from companion.vision.conditions import Conditions
 from companion.vision.reader import BoardReader
 from companion.vision.render import Shot, random_state, render
 
@@ -159,3 +160,18 @@ def test_reading_round_trips_the_state_format(photos) -> None:  # type: ignore[n
     reading = BoardReader(PROFILE).read(photos[2].image)
     assert reading.state is not None
     assert BoardState.from_dict(reading.state.to_dict()) == reading.state
+
+
+def test_two_lamps_of_different_colour_are_balanced_across_the_board() -> None:
+    # A warm lamp on one side and a cold one on the other: one white balance for the whole
+    # frame left one half too warm (taken for an arm) and the other too cold (on these
+    # frames the old reader left about half the cells unread and no board exact).
+    for seed, angle in ((1, 0.3), (2, 2.0), (3, 4.0)):
+        truth = random_state(PROFILE, np.random.default_rng(seed + 7_919))
+        lamps = Conditions(lamps_kelvin=(2800.0, 6300.0), lamp_angle_rad=angle)
+        photo = render(PROFILE, truth, Shot(seed, conditions=lamps))
+        reading = BoardReader(PROFILE).read(photo.image)
+        assert reading.state is not None, reading.error
+        assert not reading.occluded, seed
+        assert confident_wrong_cells(reading.state, truth) == []
+        assert reading.state.cells.count("?") <= 4, seed

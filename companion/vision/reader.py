@@ -34,6 +34,7 @@ from companion.vision.floor import (
     prove_empty,
     raw_floor_colour,
 )
+from companion.vision.illumination import SheetLight
 from companion.vision.localize import BoardLocator, BoardNotFound, estimate_pose
 from companion.vision.occlusion import hand_mask
 from companion.vision.workers import WorkerRules, read_workers
@@ -105,7 +106,8 @@ class BoardReader:
         pose = estimate_pose(loc.homography, (width, height), min(self.profile.geometry.sheet_mm))
         view = self.layout.warp(frame_bgr, loc.homography)
         sheet = observed_sheet(view, self.layout)
-        balanced = white_balance(view, sheet, self.colours)
+        light = SheetLight.measure(view, self.layout, sheet)
+        balanced = light.balance(view, self.colours)
         lab = np.asarray(cv2.cvtColor(balanced, cv2.COLOR_BGR2Lab), dtype=np.uint8)
         shift = self._recentre_chroma(lab)
 
