@@ -14,6 +14,7 @@ from companion.vision.cells import CELLS, N_CLASSES, CellRules, read_cells
 from companion.vision.colour import ColourModel, PixelClass, classify, hex_to_bgr
 from companion.vision.floor import CellColour, CellWindows, FloorModel, fit_floor, prove_empty
 from companion.vision.localize import CameraPose, estimate_pose
+from companion.vision.occlusion import hand_mask
 from companion.vision.render import Shot, random_camera
 from companion.vision.workers import (
     WorkerRules,
@@ -399,3 +400,22 @@ def test_floor_brightened_until_one_channel_clips_is_still_floor() -> None:
     assert prove_empty(cells, colour, floor, WINDOWS)[bright] == "."
     colour.washed_out[bright] = 0.9
     assert prove_empty(cells, colour, floor, WINDOWS)[bright] == "?"
+
+
+def test_the_arm_takes_its_pale_side_but_not_far_unexplained_patches() -> None:
+    # Skin along an arm reaching in from the left edge; beside it, the arm's pale glossy
+    # underside shows no skin colour (unknown); far away, a broad unknown patch (a shadow)
+    # and a wall-thin unknown line belong to no arm.
+    layout = CanonicalLayout(PROFILE)
+    width, height = layout.size_px
+    classes = np.full((height, width), PixelClass.NEUTRAL, np.uint8)
+    skin = np.zeros((height, width), bool)
+    skin[300:360, 0:420] = True
+    classes[360:410, 0:220] = PixelClass.UNKNOWN  # the pale underside, beside the skin
+    classes[80:150, 380:450] = PixelClass.UNKNOWN  # a shadow far from the arm
+    classes[200:520, 300:310] = PixelClass.UNKNOWN  # a wall, crossing the arm
+    mask = hand_mask(classes, skin, skin, layout)
+    assert mask is not None
+    assert mask[385, 100]  # the underside is arm
+    assert not mask[115, 415]  # the far shadow is not
+    assert not mask[500, 305] and not mask[220, 305]  # nor the wall beyond the arm's reach

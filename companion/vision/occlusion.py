@@ -25,6 +25,10 @@ HAND_MIN_AREA_MM2 = 250.0
 HAND_MARGIN_MM = 8.0
 HAND_MIN_WIDTH_MM = 12.0
 ARM_MIN_WIDTH_MM = 24.0
+# Beside the skin found, parts of the same arm that show no skin colour (its pale, glossy
+# underside, a sleeve) are taken up to this far (mm): near enough to belong to the arm,
+# too near to carry the region across the board along walls and shading.
+ARM_REACH_MM = 30.0
 # Connected regions are found on a view reduced by this factor (a hand is large).
 REDUCE = 2
 
@@ -67,6 +71,7 @@ def hand_mask(
     keep = np.unique(labels2[seeded])
     # The patch on the sheet always counts, even where it is too thin to grow from.
     region = seeded.astype(np.uint8) | np.isin(labels2, keep[keep > 0]).astype(np.uint8)
+    region = _with_arm_beside(region, classes[::REDUCE, ::REDUCE], s)
     # Glare on the skin, or skin too saturated to tell from a red tile, leaves holes: the
     # region is closed to its convex hull, since an arm and hand are nearly convex.
     # Only the broad body of the arm is hulled, so that shaded floor clinging to its side
@@ -83,6 +88,29 @@ def hand_mask(
     region = _u8(cv2.dilate(region, kernel))
     full = cv2.resize(region, (skin.shape[1], skin.shape[0]), interpolation=cv2.INTER_NEAREST)
     return np.asarray(full > 0, dtype=bool)
+
+
+def _with_arm_beside(
+    region: NDArray[np.uint8], classes: NDArray[np.uint8], px_per_mm: float
+) -> NDArray[np.uint8]:
+    """``region`` (the skin found) with the unexplained pixels beside it that join it as
+    one broad piece: the rest of the same arm."""
+    reach = max(int(ARM_REACH_MM * px_per_mm), 1)
+    near = cv2.dilate(
+        region, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
+    )
+    unexplained = ((classes == PixelClass.UNKNOWN) & (near > 0)).astype(np.uint8) | region
+    width = max(int(HAND_MIN_WIDTH_MM * px_per_mm), 1) | 1
+    broad = _u8(
+        cv2.morphologyEx(
+            unexplained,
+            cv2.MORPH_OPEN,
+            cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width)),
+        )
+    )
+    _, parts = cv2.connectedComponents(broad | region, connectivity=8)
+    joined = np.unique(parts[region > 0])
+    return _u8(np.isin(parts, joined[joined > 0]))
 
 
 def _u8(image: NDArray[np.generic]) -> NDArray[np.uint8]:
