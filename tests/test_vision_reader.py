@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
-from vision_helpers import confident_wrong_cells, cover_marker
+from vision_helpers import confident_wrong_cells, cover_marker, slot_outline, wash_slots
 
 from companion.boards import load_profile
 from companion.games.garum.state import BoardState
 from companion.vision.cells import apply_tile_constraint
+from companion.vision.conditions import Conditions
 from companion.vision.reader import BoardReader
 from companion.vision.render import Shot, random_state, render
 
@@ -53,6 +55,26 @@ def test_floor_half_washed_by_light_is_read_empty_from_its_slot() -> None:
         reading = BoardReader(PROFILE).read(photo.image)
         assert reading.state is not None, reading.error
         assert reading.state.cells == photo.state.cells, seed
+
+
+def test_a_tile_washed_pale_by_glare_is_never_read_empty() -> None:
+    # Three quarters of the way to the floor's colour, a tile's cells are mostly floor-like
+    # pixels (the old reader took three of these eighteen tiles for empty slots); only the
+    # step in chroma from the floor around them is left to show a tile lies there.
+    for seed in (3, 11, 16):
+        truth = random_state(PROFILE, np.random.default_rng(seed + 7_919))
+        photo = render(PROFILE, truth, Shot(seed, max_tilt_deg=15.0))
+        empty = next(s for s in PROFILE.slots if all(truth.cells[i] == "." for i in s))
+        mask = np.zeros(photo.image.shape[:2], np.uint8)
+        cv2.fillConvexPoly(mask, slot_outline(PROFILE, empty, photo.homography), 1)
+        floor = np.median(photo.image[mask > 0].reshape(-1, 3), axis=0) * 1.05
+        tiles = [s for s in PROFILE.slots if truth.cells[s[0]] != "."][:6]
+        image = wash_slots(photo.image, photo.homography, PROFILE, tiles, floor, 0.75)
+        reading = BoardReader(PROFILE).read(image)
+        assert reading.state is not None, reading.error
+        read = [reading.state.cells[i] for slot in tiles for i in slot]
+        assert "." not in read, seed
+        assert confident_wrong_cells(reading.state, truth) == []
 
 
 def test_one_marker_covered_still_locates(photos) -> None:  # type: ignore[no-untyped-def]
@@ -105,6 +127,18 @@ def test_hand_over_the_board_gives_no_confident_wrong_cell() -> None:
         assert "?" in reading.state.cells
 
 
+def test_the_arm_leaves_the_rest_of_the_board_read() -> None:
+    # Only the arm (and a margin) is unread: walls, tiles and shading beside it no longer
+    # carry the covered region across the board (it once left 33-82 % of these unread).
+    for seed in (5, 10, 20, 25):
+        photo = _photo(seed, hand=True)
+        reading = BoardReader(PROFILE).read(photo.image)
+        assert reading.state is not None, reading.error
+        assert reading.occluded
+        assert confident_wrong_cells(reading.state, photo.state) == []
+        assert reading.state.cells.count("?") <= 0.3 * 256, seed
+
+
 def test_tile_constraint_rejects_impossible_slots() -> None:
     cells = ["."] * 256
     vat13 = PROFILE.vat_slots[13][0]  # the top-left slot of the board
@@ -126,3 +160,18 @@ def test_reading_round_trips_the_state_format(photos) -> None:  # type: ignore[n
     reading = BoardReader(PROFILE).read(photos[2].image)
     assert reading.state is not None
     assert BoardState.from_dict(reading.state.to_dict()) == reading.state
+
+
+def test_two_lamps_of_different_colour_are_balanced_across_the_board() -> None:
+    # A warm lamp on one side and a cold one on the other: one white balance for the whole
+    # frame left one half too warm (taken for an arm) and the other too cold (on these
+    # frames the old reader left about half the cells unread and no board exact).
+    for seed, angle in ((1, 0.3), (2, 2.0), (3, 4.0)):
+        truth = random_state(PROFILE, np.random.default_rng(seed + 7_919))
+        lamps = Conditions(lamps_kelvin=(2800.0, 6300.0), lamp_angle_rad=angle)
+        photo = render(PROFILE, truth, Shot(seed, conditions=lamps))
+        reading = BoardReader(PROFILE).read(photo.image)
+        assert reading.state is not None, reading.error
+        assert not reading.occluded, seed
+        assert confident_wrong_cells(reading.state, truth) == []
+        assert reading.state.cells.count("?") <= 4, seed

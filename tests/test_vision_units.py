@@ -12,7 +12,9 @@ from companion.boards import load_profile
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.cells import CELLS, N_CLASSES, CellRules, read_cells
 from companion.vision.colour import ColourModel, PixelClass, classify, hex_to_bgr
+from companion.vision.floor import CellColour, CellWindows, FloorModel, fit_floor, prove_empty
 from companion.vision.localize import CameraPose, estimate_pose
+from companion.vision.occlusion import hand_mask
 from companion.vision.render import Shot, random_camera
 from companion.vision.workers import (
     WorkerRules,
@@ -329,3 +331,91 @@ def test_a_slot_seen_empty_in_one_cell_holds_no_tile() -> None:
     tiled[slot[1]] = "?"
     tiled[slot[2]] = "."
     assert fill_open_slots(tiled, fractions, PROFILE, rules)[slot[1]] == "?"
+
+
+WINDOWS = CellWindows(CanonicalLayout(PROFILE).cell_labels, PROFILE)
+
+
+def _colour_board(a_at, b_at, lightness: float = 200.0) -> CellColour:  # type: ignore[no-untyped-def]
+    g = PROFILE.geometry
+    xy = [g.cell_centre_mm(i // 16, i % 16) for i in range(256)]
+    return CellColour(
+        np.full(256, lightness),
+        np.array([a_at(x, y) for x, y in xy], dtype=np.float64),
+        np.array([b_at(x, y) for x, y in xy], dtype=np.float64),
+        np.zeros(256),
+    )
+
+
+def _no_clipping(raw):  # type: ignore[no-untyped-def]
+    return cv2.cvtColor(raw, cv2.COLOR_BGR2Lab)
+
+
+def test_the_floor_is_followed_across_a_board_lit_warm_on_one_side() -> None:
+    # Two lamps: the floor's chroma drifts by 10 units from left to right.  A cell 7 units
+    # off that drift is no proof of an empty cell; cells on it are, wherever they are.
+    colour = _colour_board(lambda x, y: -4.0 + x / 44.0, lambda x, y: 15.0 + x / 88.0)
+    off = 6 * 16 + 9
+    colour.a[off] += 7.0
+    cells = ["."] * 256
+    floor = fit_floor(cells, colour, None, _no_clipping, WINDOWS, (0.0, 15.0))
+    out = prove_empty(cells, colour, floor, WINDOWS)
+    assert out[off] == "?"
+    assert out.count("?") == 1
+    # Against the print's nominal colour alone, the warm side would not be proven empty.
+    flat_path = np.linspace(0.0, 255.0, 5)
+    flat = FloorModel(np.zeros(256), np.full(256, 15.0), flat_path, np.zeros(5), np.zeros(5))
+    assert prove_empty(cells, colour, flat, WINDOWS).count("?") > 20
+
+
+def test_too_few_floor_cells_fall_back_to_the_printed_floor_colour() -> None:
+    colour = _colour_board(lambda x, y: 30.0, lambda x, y: -20.0)  # tiles everywhere
+    cells = ["B"] * 256
+    for i in range(5):
+        cells[i * 17] = "."
+    floor = fit_floor(cells, colour, None, _no_clipping, WINDOWS, (0.5, 15.0))
+    assert np.allclose(floor.a, 0.5) and np.allclose(floor.b, 15.0)
+    out = prove_empty(cells, colour, floor, WINDOWS)
+    assert all(out[i * 17] == "?" for i in range(5))
+
+
+def test_floor_brightened_until_one_channel_clips_is_still_floor() -> None:
+    # A bright spot pushes the floor's red channel to the sensor's limit: the floor's
+    # chroma bends towards green the way clipping dictates, and is still proven floor.
+    # Two channels at the limit leave nothing to measure: never proven empty.
+    raw_floor = np.array([120.0, 170.0, 225.0])  # BGR, red the brightest
+    spot = np.minimum(raw_floor * 1.6, 255).astype(np.uint8).reshape(1, 1, 3)
+    plain = raw_floor.astype(np.uint8).reshape(1, 1, 3)
+    lab_spot = cv2.cvtColor(spot, cv2.COLOR_BGR2Lab).reshape(3).astype(float)
+    lab_plain = cv2.cvtColor(plain, cv2.COLOR_BGR2Lab).reshape(3).astype(float)
+    colour = _colour_board(lambda x, y: lab_plain[1] - 128, lambda x, y: lab_plain[2] - 128)
+    colour.lightness[:] = lab_plain[0]
+    bright = 10 * 16 + 2
+    colour.lightness[bright] = lab_spot[0]
+    colour.a[bright] = lab_spot[1] - 128
+    colour.b[bright] = lab_spot[2] - 128
+    assert np.hypot(lab_spot[1] - lab_plain[1], lab_spot[2] - lab_plain[2]) > 5.0
+    cells = ["."] * 256
+    floor = fit_floor(cells, colour, raw_floor, _no_clipping, WINDOWS, (0.0, 15.0))
+    assert prove_empty(cells, colour, floor, WINDOWS)[bright] == "."
+    colour.washed_out[bright] = 0.9
+    assert prove_empty(cells, colour, floor, WINDOWS)[bright] == "?"
+
+
+def test_the_arm_takes_its_pale_side_but_not_far_unexplained_patches() -> None:
+    # Skin along an arm reaching in from the left edge; beside it, the arm's pale glossy
+    # underside shows no skin colour (unknown); far away, a broad unknown patch (a shadow)
+    # and a wall-thin unknown line belong to no arm.
+    layout = CanonicalLayout(PROFILE)
+    width, height = layout.size_px
+    classes = np.full((height, width), PixelClass.NEUTRAL, np.uint8)
+    skin = np.zeros((height, width), bool)
+    skin[300:360, 0:420] = True
+    classes[360:410, 0:220] = PixelClass.UNKNOWN  # the pale underside, beside the skin
+    classes[80:150, 380:450] = PixelClass.UNKNOWN  # a shadow far from the arm
+    classes[200:520, 300:310] = PixelClass.UNKNOWN  # a wall, crossing the arm
+    mask = hand_mask(classes, skin, skin, layout)
+    assert mask is not None
+    assert mask[385, 100]  # the underside is arm
+    assert not mask[115, 415]  # the far shadow is not
+    assert not mask[500, 305] and not mask[220, 305]  # nor the wall beyond the arm's reach

@@ -36,3 +36,38 @@ def cover_marker(
     out = image.copy()
     cv2.fillConvexPoly(out, np.round(quad).astype(np.int32), (90, 110, 140))
     return out
+
+
+def slot_outline(
+    profile: BoardProfile, slot: tuple[int, ...], homography: NDArray[np.float64]
+) -> NDArray[np.int32]:
+    """The image polygon of one 2 x 2 slot (its top-left cell is ``slot[0]``)."""
+    g = profile.geometry
+    row, col = divmod(slot[0], 16)
+    x0 = g.grid_origin_mm[0] + g.cell_start_mm(col)
+    y0 = g.grid_origin_mm[1] + g.cell_start_mm(row)
+    side = 2 * g.cell_mm
+    corners = np.array(
+        [[x0, y0], [x0 + side, y0], [x0 + side, y0 + side], [x0, y0 + side]], np.float64
+    ).reshape(-1, 1, 2)
+    return np.round(cv2.perspectiveTransform(corners, homography).reshape(-1, 2)).astype(np.int32)
+
+
+def wash_slots(
+    image: NDArray[np.uint8],
+    homography: NDArray[np.float64],
+    profile: BoardProfile,
+    slots: list[tuple[int, ...]],
+    towards_bgr: NDArray[np.float64],
+    strength: float,
+) -> NDArray[np.uint8]:
+    """A copy of ``image`` with the given slots blended towards one colour, as glare on a
+    glossy tile pales it towards the light's colour."""
+    out = image.copy()
+    for slot in slots:
+        mask = np.zeros(image.shape[:2], np.uint8)
+        cv2.fillConvexPoly(mask, slot_outline(profile, slot, homography), 1)
+        sel = mask > 0
+        blended = out[sel] * (1 - strength) + towards_bgr * strength
+        out[sel] = np.clip(blended, 0, 255).astype(np.uint8)
+    return out

@@ -1,11 +1,13 @@
-# mypy: disable-error-code="arg-type,assignment,no-any-return"
 """Finding a hand (or arm) over the board.
 
 An arm always reaches in from outside, so it crosses the bare sheet around the grid: there
 it shows as a large patch of skin, or of any colour on the sheet's outer edge where no
-piece stands.  From that patch the region grows into the grid through everything that is
-not bare floor and is as broad as a hand, is closed to the convex hull of the arm's body
-(glare on skin leaves holes), and is widened by a margin for blur and soft edges.
+piece stands.  From that patch the region grows into the grid through skin, lit or in the
+arm's own shade, as broad as a hand; it is closed to the convex hull of the arm's body
+(glare on skin leaves holes) and widened by a margin for blur and soft edges.  It does not
+grow through whatever else is not floor: tiles, walls and the floor's own shading next to
+an arm would carry it across the whole board, and what lies beside the arm is read as
+usual.
 """
 
 from __future__ import annotations
@@ -23,6 +25,10 @@ HAND_MIN_AREA_MM2 = 250.0
 HAND_MARGIN_MM = 8.0
 HAND_MIN_WIDTH_MM = 12.0
 ARM_MIN_WIDTH_MM = 24.0
+# Beside the skin found, parts of the same arm that show no skin colour (its pale, glossy
+# underside, a sleeve) are taken up to this far (mm): near enough to belong to the arm,
+# too near to carry the region across the board along walls and shading.
+ARM_REACH_MM = 30.0
 # Connected regions are found on a view reduced by this factor (a hand is large).
 REDUCE = 2
 
@@ -38,33 +44,34 @@ def hand_mask(
     A hand is found where the bare sheet shows a large patch of lit skin, or, far enough
     from the worker strips that no piece can lean there, a large patch of anything but
     sheet and clearly coloured (an arm in shadow can look as red as a tile; glare or a
-    shadow on the sheet is not coloured).  The region then grows through
-    everything that is not floor or sheet and is as broad as a hand.
+    shadow on the sheet is not coloured).  The region then grows through skin as broad
+    as a hand.
     """
     s = layout.px_per_mm / REDUCE
-    foreign = (classes != PixelClass.NEUTRAL) & (classes != PixelClass.DARK)
     coloured = (classes >= PixelClass.B) & (classes <= PixelClass.R)
-    found = (skin & layout.ring_mask) | (coloured & layout.outer_mask)
-    found = found[::REDUCE, ::REDUCE].astype(np.uint8)
-    found = cv2.morphologyEx(found, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    patch = ((skin & layout.ring_mask) | (coloured & layout.outer_mask))[::REDUCE, ::REDUCE]
+    found = _u8(cv2.morphologyEx(patch.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(found, connectivity=8)
     min_px = HAND_MIN_AREA_MM2 * s * s
     seeds = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= min_px]
     if not seeds:
         return None
-    grow = (skin_any | foreign)[::REDUCE, ::REDUCE].astype(np.uint8)
-    grow = cv2.morphologyEx(grow, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    grow = skin_any[::REDUCE, ::REDUCE].astype(np.uint8)
+    grow = _u8(cv2.morphologyEx(grow, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)))
     # A hand is broad; the board's walls and pieces near it are narrow: an opening keeps
     # the region from running along a wall lit by the skin's warm light.
     width = max(int(HAND_MIN_WIDTH_MM * s), 1) | 1
-    grow = cv2.morphologyEx(
-        grow, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width))
+    grow = _u8(
+        cv2.morphologyEx(
+            grow, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width))
+        )
     )
     _, labels2 = cv2.connectedComponents(grow, connectivity=8)
     seeded = np.isin(labels, seeds)
     keep = np.unique(labels2[seeded])
     # The patch on the sheet always counts, even where it is too thin to grow from.
     region = seeded.astype(np.uint8) | np.isin(labels2, keep[keep > 0]).astype(np.uint8)
+    region = _with_arm_beside(region, classes[::REDUCE, ::REDUCE], s)
     # Glare on the skin, or skin too saturated to tell from a red tile, leaves holes: the
     # region is closed to its convex hull, since an arm and hand are nearly convex.
     # Only the broad body of the arm is hulled, so that shaded floor clinging to its side
@@ -78,6 +85,34 @@ def hand_mask(
         cv2.fillConvexPoly(region, cv2.convexHull(contour), 1)
     margin = max(int(HAND_MARGIN_MM * s), 1)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * margin + 1, 2 * margin + 1))
-    region = cv2.dilate(region, kernel)
+    region = _u8(cv2.dilate(region, kernel))
     full = cv2.resize(region, (skin.shape[1], skin.shape[0]), interpolation=cv2.INTER_NEAREST)
     return np.asarray(full > 0, dtype=bool)
+
+
+def _with_arm_beside(
+    region: NDArray[np.uint8], classes: NDArray[np.uint8], px_per_mm: float
+) -> NDArray[np.uint8]:
+    """``region`` (the skin found) with the unexplained pixels beside it that join it as
+    one broad piece: the rest of the same arm."""
+    reach = max(int(ARM_REACH_MM * px_per_mm), 1)
+    near = cv2.dilate(
+        region, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
+    )
+    unexplained = ((classes == PixelClass.UNKNOWN) & (near > 0)).astype(np.uint8) | region
+    width = max(int(HAND_MIN_WIDTH_MM * px_per_mm), 1) | 1
+    broad = _u8(
+        cv2.morphologyEx(
+            unexplained,
+            cv2.MORPH_OPEN,
+            cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width)),
+        )
+    )
+    _, parts = cv2.connectedComponents(broad | region, connectivity=8)
+    joined = np.unique(parts[region > 0])
+    return _u8(np.isin(parts, joined[joined > 0]))
+
+
+def _u8(image: NDArray[np.generic]) -> NDArray[np.uint8]:
+    """An OpenCV result known to be 8-bit, typed as such."""
+    return np.asarray(image, dtype=np.uint8)

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="arg-type,assignment,no-any-return,union-attr,return-value"
-# mypy: disable-error-code="list-item,call-overload"
 """``BoardReader``: one camera frame in, one board reading (or a reason) out."""
 
 from __future__ import annotations
@@ -29,6 +27,14 @@ from companion.vision.colour import (
     classify,
     white_balance,
 )
+from companion.vision.floor import (
+    CellColour,
+    CellWindows,
+    fit_floor,
+    prove_empty,
+    raw_floor_colour,
+)
+from companion.vision.illumination import SheetLight
 from companion.vision.localize import BoardLocator, BoardNotFound, estimate_pose
 from companion.vision.occlusion import hand_mask
 from companion.vision.workers import WorkerRules, read_workers
@@ -66,30 +72,31 @@ class BoardReader:
         # Every 7th pixel of the bare sheet ring, as flat indices (a mask is slow to apply).
         self._ring_samples = np.flatnonzero(self.layout.ring_mask)[::7]
         self._locator = BoardLocator(profile)
+        self._windows = CellWindows(self.layout.cell_labels, profile)
         self.cell_rules = CellRules()
         self.worker_rules = WorkerRules()
 
-    def _recentre_chroma(self, lab: NDArray[np.uint8]) -> NDArray[np.uint8]:
-        """Moves the whole frame's chroma so the bare sheet sits at its reference.
+    def _recentre_chroma(self, lab: NDArray[np.uint8]) -> NDArray[np.uint8] | None:
+        """The lookup table that moves the whole frame's chroma so the bare sheet sits at
+        its reference, or ``None`` when it already does.
 
         White balance by channel gains cannot undo a channel clipped on the bright sheet
         (warm light on a camera with locked white balance); a shift in Lab can.
         """
         da, db = _sheet_ab_offset(lab, self._ring_samples, self._sheet_ab)
         if max(abs(da), abs(db)) < RECENTRE_MIN:
-            return lab
+            return None
         # One lookup table per channel: the same clipped shift, without a 16-bit copy.
         levels = np.arange(256, dtype=np.int16)[:, None]
         shift = np.array([0, -da, -db], dtype=np.int16)
-        table = np.clip(levels + shift, 0, 255).astype(np.uint8).reshape(256, 1, 3)
-        return np.asarray(cv2.LUT(lab, table), dtype=np.uint8)
+        return np.asarray(np.clip(levels + shift, 0, 255), dtype=np.uint8).reshape(256, 1, 3)
 
     def read(self, frame_bgr: NDArray[np.uint8]) -> Reading:
         """Reads one BGR frame (any size) into a :class:`Reading`."""
         t0 = time.perf_counter()
         if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
             return Reading(None, error="frame is not a 3-channel BGR image")
-        gray = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
+        gray = np.asarray(cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY), dtype=np.uint8)
         try:
             loc = self._locator.locate(gray)
         except BoardNotFound as exc:
@@ -99,21 +106,34 @@ class BoardReader:
         pose = estimate_pose(loc.homography, (width, height), min(self.profile.geometry.sheet_mm))
         view = self.layout.warp(frame_bgr, loc.homography)
         sheet = observed_sheet(view, self.layout)
-        balanced = white_balance(view, sheet, self.colours)
-        lab = cv2.cvtColor(balanced, cv2.COLOR_BGR2Lab)
-        lab = self._recentre_chroma(lab)
+        light = SheetLight.measure(view, self.layout, sheet)
+        balanced = light.balance(view, self.colours)
+        lab = np.asarray(cv2.cvtColor(balanced, cv2.COLOR_BGR2Lab), dtype=np.uint8)
+        shift = self._recentre_chroma(lab)
+
+        def to_analysis(raw: NDArray[np.uint8]) -> NDArray[np.uint8]:
+            lab = cv2.cvtColor(white_balance(raw, sheet, self.colours), cv2.COLOR_BGR2Lab)
+            return np.asarray(lab if shift is None else cv2.LUT(lab, shift), dtype=np.uint8)
+
+        if shift is not None:
+            lab = np.asarray(cv2.LUT(lab, shift), dtype=np.uint8)
         classes, skin, skin_any = classify(lab, self._table)
         t2 = time.perf_counter()
         hand = hand_mask(classes, skin, skin_any, self.layout)
         fractions = class_fractions(classes, self.layout.cell_labels)
         rings = class_fractions(classes, self.layout.bonus_rings)
         cells = read_cells(fractions, self.cell_rules, self.profile.bonus_kind, rings)
+        colour = CellColour.measure(lab, view, self._windows)
+        seen = cells if hand is None else _hide(cells, hand, self.layout.cell_labels)
+        raw_floor = raw_floor_colour(seen, view, self._windows)
+        floor = fit_floor(
+            seen, colour, raw_floor, to_analysis, self._windows, self.colours.floor_ab
+        )
+        cells = prove_empty(cells, colour, floor, self._windows)
         cells = fill_covered_cells(cells, fractions, self.profile, self.cell_rules)
         cells = fill_open_slots(cells, fractions, self.profile, self.cell_rules)
         if hand is not None:
-            hidden = np.unique(self.layout.cell_labels[hand & (self.layout.cell_labels >= 0)])
-            for i in hidden:
-                cells[int(i)] = "?"
+            cells = _hide(cells, hand, self.layout.cell_labels)
             for i in skin_toned_red(lab, classes, self.layout.cell_labels):
                 cells[i] = "?"
         cells = apply_tile_constraint(cells, self.profile)
@@ -133,6 +153,12 @@ class BoardReader:
                 "total": (t3 - t0) * 1000,
             },
         )
+
+
+def _hide(cells: list[str], hand: NDArray[np.bool_], cell_labels: NDArray[np.int32]) -> list[str]:
+    """``cells`` with every cell the hand region touches unread."""
+    hidden = set(np.unique(cell_labels[hand & (cell_labels >= 0)]).tolist())
+    return ["?" if i in hidden else c for i, c in enumerate(cells)]
 
 
 def _sheet_ab_offset(

@@ -1,0 +1,205 @@
+"""Proof that a cell is empty: the bare floor's own colour, as this frame shows it.
+
+Floor-like pixels are no proof: a glossy tile washed pale by glare shows them too.  What a
+tile cannot show is the floor's chroma at its place.  The printed floor is one ink, so
+under one scene's light its chroma drifts smoothly across the board (a warm lamp on one
+side, a cold one on the other): a plane fitted to the cells read empty follows it.  Where
+a bright spot pushes a channel to the sensor's limit, the floor's chroma bends in a way
+the camera fixes (the clipped channel stops, the others go on rising), so the expected
+colour follows that path.  With two channels at the limit no chroma is left to measure:
+such a washed-out cell is never proven empty.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.boards import GRID, BoardProfile
+
+CELLS = GRID * GRID
+FloatArray = NDArray[np.float64]
+# Raw BGR pixels to the reader's analysis Lab (white balance, Lab, chroma re-centring).
+ToAnalysis = Callable[[NDArray[np.uint8]], NDArray[np.uint8]]
+
+# Mean chroma (Lab units) of an empty cell lies this close to the floor expected there.
+# Even washed three quarters of the way to the floor's colour, a tile keeps a larger step.
+FLOOR_MATCH_MAX = 5.0
+# Fewer floor cells than this give no trustworthy fit; the printed floor colour (after the
+# frame's white balance) is the reference instead.
+FLOOR_FIT_MIN_CELLS = 12
+# Robust plane fit: rounds, and how far (times the median offset, or at least this many
+# Lab units) a cell may sit from the plane and still count as floor in the next round.
+FLOOR_FIT_ROUNDS = 3
+FLOOR_OUTLIER_SPREAD = 3.0
+FLOOR_OUTLIER_MIN = 1.5
+# An 8-bit channel at or above this is at the sensor's limit (JPEG and blur keep a true
+# 255 from reading exactly 255).
+SENSOR_LIMIT = 245
+# A cell is washed out when this share of its pixels has two or more channels at the limit.
+WASHED_OUT_MIN = 0.5
+# Brightness factors along which the floor's clipped colour is traced (darker to brighter).
+BRIGHTENING = np.linspace(0.5, 4.0, 141)
+FLOOR_SAMPLE_STEP = 7
+
+
+class CellWindows:
+    """Where each cell's window lies in the canonical view, worked out once per board: the
+    per-frame measures are then a gather and a few bincounts."""
+
+    def __init__(self, cell_labels: NDArray[np.int32], profile: BoardProfile) -> None:
+        flat = cell_labels.ravel()
+        self.pixels = np.flatnonzero(flat >= 0)
+        self.keys = flat[self.pixels]
+        self.counts = np.maximum(np.bincount(self.keys, minlength=CELLS), 1).astype(np.float64)
+        # Every FLOOR_SAMPLE_STEP-th window pixel is enough for the floor's median colour.
+        self.sample_pixels = self.pixels[::FLOOR_SAMPLE_STEP]
+        self.sample_keys = self.keys[::FLOOR_SAMPLE_STEP]
+        g = profile.geometry
+        centres = np.array([g.cell_centre_mm(i // GRID, i % GRID) for i in range(CELLS)])
+        self.design = np.c_[centres / 100.0, np.ones(CELLS)]  # a plane in decimetres
+        self.plain = np.array([i not in profile.bonus_kind for i in range(CELLS)])
+
+    def mean(self, values: NDArray[np.float64]) -> FloatArray:
+        """Mean of one value per window pixel (in ``pixels`` order), per cell."""
+        return np.asarray(
+            np.bincount(self.keys, weights=values, minlength=CELLS) / self.counts,
+            dtype=np.float64,
+        )
+
+
+@dataclass(frozen=True)
+class CellColour:
+    """Per cell window: mean Lab (analysis space, a and b centred on 0), and how much of it
+    the sensor clipped in two or more channels."""
+
+    lightness: FloatArray
+    a: FloatArray
+    b: FloatArray
+    washed_out: FloatArray
+
+    @classmethod
+    def measure(
+        cls, lab: NDArray[np.uint8], raw: NDArray[np.uint8], windows: CellWindows
+    ) -> CellColour:
+        lab_px = lab.reshape(-1, 3)[windows.pixels].astype(np.float64)
+        raw_px = raw.reshape(-1, 3)[windows.pixels]
+        clipped = ((raw_px >= SENSOR_LIMIT).sum(axis=1) >= 2).astype(np.float64)
+        return cls(
+            windows.mean(lab_px[:, 0]),
+            windows.mean(lab_px[:, 1]) - 128.0,
+            windows.mean(lab_px[:, 2]) - 128.0,
+            windows.mean(clipped),
+        )
+
+
+@dataclass(frozen=True)
+class FloorModel:
+    """The floor's chroma expected at every cell, at the floor's own brightness, and how
+    brightening by glare (up to the sensor's limit) moves it."""
+
+    a: FloatArray
+    b: FloatArray
+    path_lightness: FloatArray  # along BRIGHTENING, increasing
+    path_da: FloatArray  # chroma change from the floor's own, along the path
+    path_db: FloatArray
+
+    def expected(self, lightness: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """The floor's chroma at each cell, seen as bright as the cell is."""
+        da = np.interp(lightness, self.path_lightness, self.path_da)
+        db = np.interp(lightness, self.path_lightness, self.path_db)
+        return self.a + da, self.b + db
+
+
+def fit_floor(
+    cells: list[str],
+    colour: CellColour,
+    raw_floor_bgr: FloatArray | None,
+    to_analysis: ToAnalysis,
+    windows: CellWindows,
+    printed_floor_ab: tuple[float, float],
+) -> FloorModel:
+    """The floor model of one frame, from the cells read empty (``cells``) and the raw
+    colour of the floor seen in it (``None`` when too little floor shows)."""
+    a, b = _floor_plane(cells, colour, windows, printed_floor_ab)
+    if raw_floor_bgr is None:
+        flat = np.zeros(len(BRIGHTENING))
+        return FloorModel(a, b, np.linspace(0.0, 255.0, len(BRIGHTENING)), flat, flat)
+    brightened = np.minimum(raw_floor_bgr[None, :] * BRIGHTENING[:, None], 255.0)
+    lab = to_analysis(np.round(brightened).astype(np.uint8).reshape(-1, 1, 3)).reshape(-1, 3)
+    path = lab.astype(np.float64)
+    own = path[int(np.argmin(np.abs(BRIGHTENING - 1.0)))]
+    # Lightness grows along the path until every channel is clipped; 8-bit steps repeat a
+    # value now and then: keep each point that is brighter than all before it.
+    brighter = path[:, 0] > np.concatenate([[-1.0], np.maximum.accumulate(path[:-1, 0])])
+    path = path[brighter]
+    return FloorModel(
+        a,
+        b,
+        path[:, 0],
+        path[:, 1] - own[1],
+        path[:, 2] - own[2],
+    )
+
+
+def raw_floor_colour(
+    cells: list[str], raw: NDArray[np.uint8], windows: CellWindows
+) -> FloatArray | None:
+    """Median raw colour of the cells read empty, or ``None`` when too few are."""
+    empty = np.array([c == "." for c in cells]) & windows.plain
+    if empty.sum() < FLOOR_FIT_MIN_CELLS:
+        return None
+    chosen = windows.sample_pixels[empty[windows.sample_keys]]
+    return np.asarray(np.median(raw.reshape(-1, 3)[chosen], axis=0), dtype=np.float64)
+
+
+def _floor_plane(
+    cells: list[str],
+    colour: CellColour,
+    windows: CellWindows,
+    printed_floor_ab: tuple[float, float],
+) -> tuple[FloatArray, FloatArray]:
+    """A plane in (x, y) fitted to the chroma of the cells read empty, dropping cells off it
+    (a washed tile read as floor) and fitting again; the printed colour if too few remain."""
+    fallback = (np.full(CELLS, printed_floor_ab[0]), np.full(CELLS, printed_floor_ab[1]))
+    chosen = np.array([c == "." for c in cells]) & windows.plain
+    chosen &= colour.washed_out < WASHED_OUT_MIN
+    used = np.flatnonzero(chosen)
+    if len(used) < FLOOR_FIT_MIN_CELLS:
+        return fallback
+    design = windows.design[used]
+    values = np.c_[colour.a[used], colour.b[used]]
+    keep = np.ones(len(used), dtype=bool)
+    coef = np.zeros((3, 2))
+    for _ in range(FLOOR_FIT_ROUNDS):
+        coef, *_ = np.linalg.lstsq(design[keep], values[keep], rcond=None)
+        off = np.hypot(*(design @ coef - values).T)
+        keep = off <= max(FLOOR_OUTLIER_SPREAD * float(np.median(off[keep])), FLOOR_OUTLIER_MIN)
+        if keep.sum() < FLOOR_FIT_MIN_CELLS:
+            return fallback
+    fitted = windows.design @ coef
+    return np.asarray(fitted[:, 0]), np.asarray(fitted[:, 1])
+
+
+def prove_empty(
+    cells: list[str], colour: CellColour, floor: FloorModel, windows: CellWindows
+) -> list[str]:
+    """Cells read as floor that do not show the floor's colour become ``?``."""
+    ea, eb = floor.expected(colour.lightness)
+    off = np.hypot(colour.a - ea, colour.b - eb)
+    unproven = ((off > FLOOR_MATCH_MAX) | (colour.washed_out >= WASHED_OUT_MIN)) & windows.plain
+    return ["?" if c == "." and unproven[i] else c for i, c in enumerate(cells)]
+
+
+__all__ = [
+    "CellColour",
+    "CellWindows",
+    "FloorModel",
+    "ToAnalysis",
+    "fit_floor",
+    "prove_empty",
+    "raw_floor_colour",
+]

@@ -1,0 +1,110 @@
+"""The light's colour across the board, measured on the bare sheet around it.
+
+One white balance for the whole frame assumes one light. A real table often has two (a
+warm ceiling lamp and a cold window, or two lamps of different temperature), each
+lighting one side: then the sheet itself changes colour from one side to the other, and
+a single balance leaves one half too warm (taken for skin) and the other too cold. The
+sheet is printed in one ink all around the grid, so its colour in short blocks along the
+four sides tells how the light's colour changes; a plane per channel, fitted to those
+blocks, carries it across the board. Brightness alone (a lamp's fall-off, vignetting)
+does not change the light's colour and is left alone: only when the plane's chromaticity
+moves does the balance vary from place to place.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.vision.canonical import CanonicalLayout
+from companion.vision.colour import ColourModel, white_balance
+
+FloatArray = NDArray[np.float64]
+
+# An 8-bit channel at or above this is clipped; such pixels say nothing about the light.
+CLIPPED = 250
+# Each of the four bare strips is cut into this many blocks along its length.
+BLOCKS_PER_STRIP = 6
+# A block needs this share of unclipped pixels to count.
+BLOCK_MIN_CLEAR = 0.2
+# The light's colour is taken as varying across the board when the fitted plane moves a
+# channel's share of the light (against green) by more than this fraction between any two
+# corners: a 2700 K and a 6500 K lamp move red against blue by a factor of two, while the
+# noise of the median of a block stays well under one per cent.
+VARYING_CHROMA_MIN = 0.04
+# Blocks further than this (relative, per channel) from the first fit are dropped as
+# covered (a hand, a piece leaning out) before the second fit.
+BLOCK_OUTLIER = 0.08
+
+
+@dataclass(frozen=True)
+class SheetLight:
+    """The sheet's observed colour: one colour (``uniform``) and, where the light's colour
+    changes across the board, a plane per channel over the canonical view."""
+
+    uniform: FloatArray  # BGR, one colour for the whole frame
+    plane: FloatArray | None  # 3 x 3: per channel, value = c0 + c1 * x_px + c2 * y_px
+
+    @classmethod
+    def measure(
+        cls, view: NDArray[np.uint8], layout: CanonicalLayout, uniform: FloatArray
+    ) -> SheetLight:
+        """The light over ``view``; ``uniform`` is the sheet's one colour, taken when the
+        light's colour does not change across the board."""
+        centres, colours = _blocks(view, layout)
+        if len(colours) < 2 * BLOCKS_PER_STRIP:
+            return cls(uniform, None)
+        design = np.c_[np.ones(len(centres)), centres]
+        coef, *_ = np.linalg.lstsq(design, colours, rcond=None)
+        off = np.abs(design @ coef - colours) / np.maximum(colours, 1.0)
+        keep = off.max(axis=1) <= BLOCK_OUTLIER
+        if keep.sum() >= 2 * BLOCKS_PER_STRIP:
+            coef, *_ = np.linalg.lstsq(design[keep], colours[keep], rcond=None)
+        width, height = layout.size_px
+        corners = np.array([[1, 0, 0], [1, width, 0], [1, 0, height], [1, width, height]])
+        at = corners @ coef  # 4 x 3 (B, G, R)
+        if np.any(at <= 1.0):
+            return cls(uniform, None)
+        ratios = np.log(at[:, [0, 2]] / at[:, [1]])  # blue and red against green
+        if float(np.ptp(ratios, axis=0).max()) <= np.log1p(VARYING_CHROMA_MIN):
+            return cls(uniform, None)
+        return cls(uniform, np.asarray(coef.T, dtype=np.float64))
+
+    def balance(self, view: NDArray[np.uint8], model: ColourModel) -> NDArray[np.uint8]:
+        """``view`` with each pixel's channels scaled so the sheet would show its reference
+        colour there."""
+        if self.plane is None:
+            return white_balance(view, self.uniform, model)
+        height, width = view.shape[:2]
+        ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
+        out = np.empty(view.shape, dtype=np.float32)
+        for ch in range(3):
+            c0, cx, cy = (float(v) for v in self.plane[ch])
+            sheet = np.maximum(c0 + cx * xs + cy * ys, 1.0)
+            out[..., ch] = view[..., ch] * (float(model.sheet_bgr[ch]) / sheet)
+        return np.asarray(np.clip(out, 0, 255), dtype=np.uint8)
+
+
+def _blocks(view: NDArray[np.uint8], layout: CanonicalLayout) -> tuple[FloatArray, FloatArray]:
+    """Centre (x, y in view pixels) and unclipped median colour of each usable block."""
+    centres: list[tuple[float, float]] = []
+    colours: list[FloatArray] = []
+    for rows, cols in layout.sheet_bands():
+        along_x = (cols.stop - cols.start) >= (rows.stop - rows.start)
+        span = (cols.start, cols.stop) if along_x else (rows.start, rows.stop)
+        edges = np.linspace(span[0], span[1], BLOCKS_PER_STRIP + 1).round().astype(int)
+        for lo, hi in itertools.pairwise(edges.tolist()):
+            r, c = (rows, slice(lo, hi)) if along_x else (slice(lo, hi), cols)
+            pixels = view[r, c].reshape(-1, 3)[::3]
+            clear = pixels[pixels.max(axis=1) < CLIPPED]
+            if len(clear) < BLOCK_MIN_CLEAR * max(len(pixels), 1) or len(clear) == 0:
+                continue
+            colours.append(np.median(clear, axis=0).astype(np.float64))
+            centres.append(((c.start + c.stop) / 2.0, (r.start + r.stop) / 2.0))
+    return np.array(centres, dtype=np.float64).reshape(-1, 2), np.array(colours).reshape(-1, 3)
+
+
+__all__ = ["SheetLight"]
