@@ -26,8 +26,11 @@ FloatArray = NDArray[np.float64]
 
 # An 8-bit channel at or above this is clipped; such pixels say nothing about the light.
 CLIPPED = 250
-# Each of the four bare strips is cut into this many blocks along its length.
-BLOCKS_PER_STRIP = 6
+# Each of the four bare strips is cut into this many blocks along its length: an arm
+# crossing a strip covers one or two of them, which the fit then sets aside.
+BLOCKS_PER_STRIP = 12
+# Fewer usable blocks than this (half of them) say too little about the light.
+MIN_BLOCKS = 2 * BLOCKS_PER_STRIP
 # A block needs this share of unclipped pixels to count.
 BLOCK_MIN_CLEAR = 0.2
 # The light's colour is taken as varying across the board when the fitted plane moves a
@@ -35,9 +38,12 @@ BLOCK_MIN_CLEAR = 0.2
 # corners: a 2700 K and a 6500 K lamp move red against blue by a factor of two, while the
 # noise of the median of a block stays well under one per cent.
 VARYING_CHROMA_MIN = 0.04
-# Blocks further than this (relative, per channel) from the first fit are dropped as
-# covered (a hand, a piece leaning out) before the second fit.
-BLOCK_OUTLIER = 0.08
+# Robust fit: rounds, and how far a block may sit from the plane (relative, in its worst
+# channel: this many times the median block's offset, or at least this fraction) and
+# still count in the next round; blocks further off are covered (an arm, a leaning piece).
+FIT_ROUNDS = 3
+BLOCK_OUTLIER_SPREAD = 3.0
+BLOCK_OUTLIER_MIN = 0.02
 
 
 @dataclass(frozen=True)
@@ -55,14 +61,19 @@ class SheetLight:
         """The light over ``view``; ``uniform`` is the sheet's one colour, taken when the
         light's colour does not change across the board."""
         centres, colours = _blocks(view, layout)
-        if len(colours) < 2 * BLOCKS_PER_STRIP:
+        if len(colours) < MIN_BLOCKS:
             return cls(uniform, None)
         design = np.c_[np.ones(len(centres)), centres]
-        coef, *_ = np.linalg.lstsq(design, colours, rcond=None)
-        off = np.abs(design @ coef - colours) / np.maximum(colours, 1.0)
-        keep = off.max(axis=1) <= BLOCK_OUTLIER
-        if keep.sum() >= 2 * BLOCKS_PER_STRIP:
+        keep = np.ones(len(colours), dtype=bool)
+        coef = np.zeros((3, 3))
+        for _ in range(FIT_ROUNDS):
             coef, *_ = np.linalg.lstsq(design[keep], colours[keep], rcond=None)
+            off = (np.abs(design @ coef - colours) / np.maximum(colours, 1.0)).max(axis=1)
+            bound = max(BLOCK_OUTLIER_SPREAD * float(np.median(off[keep])), BLOCK_OUTLIER_MIN)
+            keep = off <= bound
+            if keep.sum() < MIN_BLOCKS:
+                return cls(uniform, None)
+        coef, *_ = np.linalg.lstsq(design[keep], colours[keep], rcond=None)
         width, height = layout.size_px
         corners = np.array([[1, 0, 0], [1, width, 0], [1, 0, height], [1, width, height]])
         at = corners @ coef  # 4 x 3 (B, G, R)
