@@ -130,7 +130,9 @@ def test_hand_over_the_board_gives_no_confident_wrong_cell() -> None:
 def test_the_arm_leaves_the_rest_of_the_board_read() -> None:
     # Only the arm (and a margin) is unread: walls, tiles and shading beside it no longer
     # carry the covered region across the board (it once left 33-82 % of these unread).
-    for seed in (5, 10, 20, 25):
+    # On seeds 15 and 185 the arm over the sheet once made the light look two-coloured,
+    # and the balance fitted to it hid the arm.
+    for seed in (5, 10, 15, 20, 25, 185):
         photo = _photo(seed, hand=True)
         reading = BoardReader(PROFILE).read(photo.image)
         assert reading.state is not None, reading.error
