@@ -166,11 +166,10 @@ def test_a_new_game_from_the_api_clears_the_board_and_starts_at_turn_one(log: Ga
     assert clear is not None and clear.why == "clear" and clear.board == BoardState()
     assert clear.profile.name == "baelo-claudia"  # the board under the camera changes too
     flags_before = len(d.flags())
-    d.until(lambda: d.played >= 3)
-    assert len(d.flags()) == flags_before  # turns 1-3: no flag
-    d.until(lambda: flagged(d))
-    assert d.played == 3 and d.moves[-1].why == "mistake"  # the new game's own planned one
-    assert [v["code"] for v in d.flags()[-1]["violations"]] == ["wrong_colour"]  # type: ignore[index]
+    d.until(lambda: d.played >= 12)
+    # The operator's game plays clean: the planned mistakes belong to the demo's first game.
+    assert len(d.flags()) == flags_before
+    assert "mistake" not in [m.why for m in d.moves[-12:]]
 
 
 @pytest.mark.parametrize("variant", ["standard", "emperor", "haruspex"])

@@ -1,10 +1,12 @@
 """The demo's simulated players: people at the table who treat the companion as the referee.
 
 They play a legal move from whatever position the table holds, take a tile from the wrong
-pile at planned turns, and follow the operator: an accepted move stays on the board, a
-rejected or undone move is taken back, a corrected board is arranged as the operator stated
-it, and a new game starts from a cleared board.  The planned mistake is a tile of the wrong
-colour in the right slot, so a game where the operator accepts it plays on legally.
+pile at planned turns of the demo's first game (a game the operator starts plays clean, so
+it can be watched through without a flag), and follow the operator: an accepted move stays
+on the board, a rejected or undone move is taken back, a corrected board is arranged as
+the operator stated it, and a new game starts from a cleared board.  The planned mistake
+is a tile of the wrong colour in the right slot, so a game where the operator accepts it
+plays on legally.
 
 When the table flags a move they either wait for the operator (``patience_s=None``) or,
 after ``patience_s``, settle it themselves: they fix their own mistake on the board, or tell
@@ -79,6 +81,7 @@ class SimulatedPlayers:
         self._placed_after_seq = 0  # the table's last reading when it was put down
         self._intended: BoardState | None = None  # the legal move behind a planned mistake
         self._mistakes_made: set[int] = set()
+        self._games_seen = 0  # the planned mistakes belong to the first game only
         self._moves = 0
         self._stuck_turn: int | None = None  # a turn with no legal move, already reported
         self._wait_key: Hashable = None
@@ -134,6 +137,7 @@ class SimulatedPlayers:
         self._game_id, self.profile = history.game, game.board
         self._placed = self._intended = None
         self._mistakes_made = set()
+        self._games_seen += 1
         self._wait_key = None
         if game.state == self.board and same_board:
             return None
@@ -152,7 +156,8 @@ class SimulatedPlayers:
                     file=sys.stderr,
                 )
             return None
-        if turn.number in self.plan.mistakes_at and turn.number not in self._mistakes_made:
+        planned = self._games_seen == 1 and turn.number in self.plan.mistakes_at
+        if planned and turn.number not in self._mistakes_made:
             self._mistakes_made.add(turn.number)
             self._intended = legal
             return self._put(wrong_tile(game, legal, self._rng), "mistake", game, history)
