@@ -74,6 +74,7 @@ def test_user_profile_file_is_loaded(tmp_path: Path) -> None:
             "cross",
         ),
         (lambda d: d["geometry_mm"].__setitem__("cell", -1), "geometry_mm.cell", "positive"),
+        (lambda d: d["geometry_mm"].__setitem__("cell", 10**40), "geometry_mm.cell", "within"),
         (lambda d: d.__setitem__("format", "v0"), "format", "expected"),
     ],
 )

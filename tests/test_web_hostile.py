@@ -180,6 +180,7 @@ def test_deep_json_is_a_clear_400_on_every_json_endpoint(tmp_path: Path) -> None
         '{"vat": 1e999}',
         '{"vat": 1.9}',
         '{"vat": "1.9"}',
+        '{"vat": "3"}',
         '{"vat": true}',
         '{"vat": 0}',
         '{"vat": 17}',
@@ -195,7 +196,7 @@ def test_a_vat_must_be_a_whole_number_of_the_board(app: Flask, body: str) -> Non
     )
     assert response.status_code == 400
     error = response.get_json()["error"]
-    reasons = ("whole number 1-16", "too large", "not a JSON number", "digits (at most")
+    reasons = ("whole number 1-16", "too large", "not a JSON number", "digits (at most", "not text")
     assert any(reason in error for reason in reasons), error
     assert client.get("/api/state").get_json()["turn"]["vat"] is None  # nothing chosen
 
@@ -225,6 +226,17 @@ def test_a_correction_must_fit_in_the_box(app: Flask, session: TableSession) -> 
     assert response.status_code == 400
     assert "64 blue tiles on the board, but the game has only 16" in response.get_json()["error"]
     assert session.snapshot()["turn"]["number"] == 1  # nothing was recorded
+
+
+def test_a_worker_space_holding_a_list_is_a_clear_400(app: Flask) -> None:
+    # A list where a worker code goes once reached a set lookup and raised TypeError (500).
+    client = app.test_client()
+    assert client.post("/api/new_game", json=NEW_GAME, headers=HEADERS).status_code == 200
+    workers = {"rows": [None] * 16, "cols": [None] * 3 + [["Gv"] * 1000] + [None] * 12}
+    board = {"board": {"cells": ["." * 16] * 16, "workers": workers}}
+    response = client.post("/api/correct", json=board, headers=HEADERS)
+    assert response.status_code == 400
+    assert "board.workers.cols[3]" in response.get_json()["error"]
 
 
 # -------------------------------------------------------------------------------- guessers

@@ -257,6 +257,10 @@ def _piece_dict(p: PieceSize) -> dict[str, float]:
 # --------------------------------------------------------------------------- loading
 
 
+# No measure of a real board (or of a piece on it) comes near ten metres.
+MAX_BOARD_MM = 10_000.0
+
+
 class _Reader:
     """Typed accessors that raise :class:`InputError` naming the field."""
 
@@ -279,6 +283,8 @@ class _Reader:
     def num(self, value: Any, path: str, *, positive: bool = True) -> float:
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise self.fail(path, f"expected a number, got {_kind(value)}")
+        if not -MAX_BOARD_MM <= value <= MAX_BOARD_MM:
+            raise self.fail(path, f"must be within ±{MAX_BOARD_MM:g} mm, got {value:.3g}")
         if positive and value <= 0:
             raise self.fail(path, f"must be positive, got {value}")
         return float(value)

@@ -80,8 +80,9 @@ def _board_vats() -> tuple[int, ...]:
     return load_profile(setup["board"] if setup else "troia").vats
 
 
-def perform(action: str, data: dict[str, Any]) -> Any:
-    """Runs one operator action; shared by the JSON API and the dashboard's forms."""
+def perform(action: str, data: dict[str, Any], *, from_form: bool = False) -> Any:
+    """Runs one operator action; shared by the JSON API and the dashboard's forms (whose
+    values are all text, so only there may a number come as digits)."""
     table = services().table
     if action == "new_game":
         return table.operate("new_game", request=NewGame.from_dict(data))
@@ -91,7 +92,10 @@ def perform(action: str, data: dict[str, Any]) -> Any:
         return table.operate("correct", board=data["board"])
     if action == "choose_vat":
         vats = _board_vats()
-        vat = whole_number(data.get("vat"), field="vat", low=min(vats), high=max(vats))
+        value = data.get("vat")
+        if isinstance(value, str) and not from_form:
+            raise InputError("must be a JSON number, not text", field="vat")
+        vat = whole_number(value, field="vat", low=min(vats), high=max(vats))
         return table.operate("choose_vat", vat=vat)
     if action in ("accept", "undo", "end", "acknowledge"):
         return table.operate(action)

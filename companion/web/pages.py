@@ -186,7 +186,7 @@ def operator_form(action: str) -> Any:
             data = {"board": loads_bounded(request.form.get("board", ""), source="board")}
         else:
             data = dict(request.form)
-        result = perform(action, data)
+        result = perform(action, data, from_form=True)
     except CompanionError as exc:
         flash(str(exc), "error")
         if action == "new_game":

@@ -16,6 +16,7 @@ from companion.errors import InputError
 GRID = 16
 CELL_CHARS = frozenset("BGYR.?")
 WORKER_CODES = frozenset(c + k for c in "BGYR" for k in "vd")
+VALID_WORKERS = WORKER_CODES | {"?"}  # what a worker space may hold besides null
 EMPTY_CELLS = "." * (GRID * GRID)
 NO_WORKERS: tuple[str | None, ...] = (None,) * (2 * GRID)
 
@@ -79,7 +80,7 @@ class BoardState:
             if not isinstance(entries, list) or len(entries) != GRID:
                 raise InputError("expected a list of 16 entries", field=where(f"workers.{side}"))
             for i, entry in enumerate(entries):
-                if entry is not None and entry != "?" and entry not in WORKER_CODES:
+                if entry is not None and not (isinstance(entry, str) and entry in VALID_WORKERS):
                     raise InputError(
                         f"expected null, '?' or a colour letter + v/d (like 'Gv'), got {entry!r}",
                         field=where(f"workers.{side}[{i}]"),
