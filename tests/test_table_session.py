@@ -385,3 +385,26 @@ def test_noise_in_a_still_view_is_not_taken_for_a_move(tmp_path: Path) -> None:
     play(session, states[0])
     verdicts = [e.payload["outcome"] for e in session.log.events() if e.kind is EventKind.VERDICT]
     assert verdicts == ["unreadable", "accept"]
+
+
+def test_the_last_games_board_being_cleared_is_no_move_of_the_new_game(tmp_path: Path) -> None:
+    # After a new game the camera still sees the old board until the players clear it: that
+    # is neither a move nor a desync; a tile that was never there is judged as usual.
+    session, _ = start(tmp_path)
+    states = script(session)
+    for state in states[:6]:
+        play(session, state)
+    old = session.game.state  # type: ignore[union-attr]
+    session.submit("new_game", request=NewGame("troia", "standard", TWO))
+    session.drain()
+    half = BoardState("".join(c if i % 2 else "." for i, c in enumerate(old.cells)), old.workers)
+    for seen in (old, half, BoardState()):
+        play(session, seen)
+        assert session.state is TableState.PLAYING
+    assert session.history.flag is None  # type: ignore[union-attr]
+    first = script(session, seed=5)[0]
+    play(session, first)
+    assert session.game.turn.number == 2  # type: ignore[union-attr]
+    # Once cleared, the old board coming back is judged again: a desync.
+    play(session, old)
+    assert session.state is not TableState.PLAYING

@@ -164,6 +164,9 @@ class TableSession:
         self._history: History | None = None
         self._game: Game | None = None
         self._last_seen: BoardState | None = None
+        # The last game's board, while the players clear it away after a new game: seeing
+        # part of it is no move of the new game.
+        self._clearing: BoardState | None = None
         self._unreadable: Reading | None = None  # a still view with unreadable cells
         self._pumps: list[threading.Thread] = []
         self._shown: TableLights | None = None
@@ -424,6 +427,10 @@ class TableSession:
         assert self._game is not None
         game = self._game
         expected = game.state
+        if self._clearing is not None:
+            if observed != expected and _left_over(observed, self._clearing):
+                return "clearing"  # the players are still putting the last game away
+            self._clearing = None
         if observed == expected:
             if self._history is not None and self._history.flag is not None:
                 self._append(EventKind.READING, {"board": observed.to_dict()}, reading.jpeg)
@@ -470,6 +477,8 @@ class TableSession:
         setup = make_setup(request, self._load_board, self._rng)
         if self._history is not None and self._history.ended is None:
             self._append(EventKind.GAME_ENDED, {"reason": "replaced by a new game"})
+        old_board = self._game.state if self._game is not None else None
+        self._clearing = old_board if old_board not in (None, BoardState()) else None
         header = header_of(setup)
         event = self.log.start_game(header)
         self._history = fold([event])
@@ -709,3 +718,11 @@ def make_setup(
         )
     except SetupError as exc:
         raise InputError(exc.message, field=exc.field) from exc
+
+
+def _left_over(seen: BoardState, old: BoardState) -> bool:
+    """Whether everything ``seen`` shows is what stood on the last game's board (part of it
+    taken away already)."""
+    cells = all(c in (".", "?", o) for c, o in zip(seen.cells, old.cells, strict=True))
+    workers = all(w in (None, "?", o) for w, o in zip(seen.workers, old.workers, strict=True))
+    return cells and workers
