@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 from numpy.typing import NDArray
 
@@ -47,28 +48,47 @@ FLOOR_SAMPLE_STEP = 7
 
 
 class CellWindows:
-    """Where each cell's window lies in the canonical view, worked out once per board: the
-    per-frame measures are then a gather and a few bincounts."""
+    """Where each cell's window lies in the canonical view, worked out once per board: each
+    window is a rectangle, so a frame's per-cell sums come from one integral image."""
 
     def __init__(self, cell_labels: NDArray[np.int32], profile: BoardProfile) -> None:
         flat = cell_labels.ravel()
-        self.pixels = np.flatnonzero(flat >= 0)
-        self.keys = flat[self.pixels]
-        self.counts = np.maximum(np.bincount(self.keys, minlength=CELLS), 1).astype(np.float64)
+        pixels = np.flatnonzero(flat >= 0)
+        keys = flat[pixels]
+        ys, xs = np.divmod(pixels, cell_labels.shape[1])
+        top = np.full(CELLS, cell_labels.shape[0]), np.full(CELLS, cell_labels.shape[1])
+        np.minimum.at(top[0], keys, ys)
+        np.minimum.at(top[1], keys, xs)
+        bottom = np.zeros(CELLS, dtype=np.int64), np.zeros(CELLS, dtype=np.int64)
+        np.maximum.at(bottom[0], keys, ys + 1)
+        np.maximum.at(bottom[1], keys, xs + 1)
+        self.y0, self.x0 = top
+        self.y1, self.x1 = bottom
+        self.counts = np.maximum((self.y1 - self.y0) * (self.x1 - self.x0), 1).astype(np.float64)
         # Every FLOOR_SAMPLE_STEP-th window pixel is enough for the floor's median colour.
-        self.sample_pixels = self.pixels[::FLOOR_SAMPLE_STEP]
-        self.sample_keys = self.keys[::FLOOR_SAMPLE_STEP]
+        self.sample_pixels = pixels[::FLOOR_SAMPLE_STEP]
+        self.sample_keys = keys[::FLOOR_SAMPLE_STEP]
         g = profile.geometry
         centres = np.array([g.cell_centre_mm(i // GRID, i % GRID) for i in range(CELLS)])
         self.design = np.c_[centres / 100.0, np.ones(CELLS)]  # a plane in decimetres
         self.plain = np.array([i not in profile.bonus_kind for i in range(CELLS)])
 
-    def mean(self, values: NDArray[np.float64]) -> FloatArray:
-        """Mean of one value per window pixel (in ``pixels`` order), per cell."""
-        return np.asarray(
-            np.bincount(self.keys, weights=values, minlength=CELLS) / self.counts,
-            dtype=np.float64,
-        )
+    def means(self, image: NDArray[np.uint8]) -> FloatArray:
+        """Mean of each channel of ``image`` over each window (CELLS x channels)."""
+        summed = cv2.integral(image)  # 32-bit sums: a whole view of 8-bit pixels fits
+        if summed.ndim == 2:
+            summed = summed[..., None]
+        corners = [
+            np.asarray(summed[y, x], dtype=np.int64)
+            for y, x in (
+                (self.y1, self.x1),
+                (self.y0, self.x1),
+                (self.y1, self.x0),
+                (self.y0, self.x0),
+            )
+        ]
+        total = corners[0] - corners[1] - corners[2] + corners[3]
+        return np.asarray(total / self.counts[:, None], dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -85,15 +105,13 @@ class CellColour:
     def measure(
         cls, lab: NDArray[np.uint8], raw: NDArray[np.uint8], windows: CellWindows
     ) -> CellColour:
-        lab_px = lab.reshape(-1, 3)[windows.pixels].astype(np.float64)
-        raw_px = raw.reshape(-1, 3)[windows.pixels]
-        clipped = ((raw_px >= SENSOR_LIMIT).sum(axis=1) >= 2).astype(np.float64)
-        return cls(
-            windows.mean(lab_px[:, 0]),
-            windows.mean(lab_px[:, 1]) - 128.0,
-            windows.mean(lab_px[:, 2]) - 128.0,
-            windows.mean(clipped),
-        )
+        means = windows.means(lab)
+        # Two channels at the limit: the middle of the three is at the limit.
+        blue, green, red = cv2.split(raw)
+        middle = cv2.max(cv2.min(blue, green), cv2.min(cv2.max(blue, green), red))
+        _, at_limit = cv2.threshold(middle, SENSOR_LIMIT - 1, 1, cv2.THRESH_BINARY)
+        washed = windows.means(np.asarray(at_limit, dtype=np.uint8))[:, 0]
+        return cls(means[:, 0], means[:, 1] - 128.0, means[:, 2] - 128.0, washed)
 
 
 @dataclass(frozen=True)

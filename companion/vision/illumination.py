@@ -56,10 +56,17 @@ class SheetLight:
 
     @classmethod
     def measure(
-        cls, view: NDArray[np.uint8], layout: CanonicalLayout, uniform: FloatArray
+        cls,
+        view: NDArray[np.uint8],
+        layout: CanonicalLayout,
+        uniform: FloatArray,
+        strips: FloatArray,
     ) -> SheetLight:
         """The light over ``view``; ``uniform`` is the sheet's one colour, taken when the
-        light's colour does not change across the board."""
+        light's colour does not change across the board, as the four strips' colours
+        (``strips``, 4 x BGR) tell at a glance under one light."""
+        if _chroma_spread(strips) <= np.log1p(VARYING_CHROMA_MIN):
+            return cls(uniform, None)
         centres, colours = _blocks(view, layout)
         if len(colours) < MIN_BLOCKS:
             return cls(uniform, None)
@@ -79,8 +86,7 @@ class SheetLight:
         at = corners @ coef  # 4 x 3 (B, G, R)
         if np.any(at <= 1.0):
             return cls(uniform, None)
-        ratios = np.log(at[:, [0, 2]] / at[:, [1]])  # blue and red against green
-        if float(np.ptp(ratios, axis=0).max()) <= np.log1p(VARYING_CHROMA_MIN):
+        if _chroma_spread(at) <= np.log1p(VARYING_CHROMA_MIN):
             return cls(uniform, None)
         return cls(uniform, np.asarray(coef.T, dtype=np.float64))
 
@@ -97,6 +103,14 @@ class SheetLight:
             sheet = np.maximum(c0 + cx * xs + cy * ys, 1.0)
             out[..., ch] = view[..., ch] * (float(model.sheet_bgr[ch]) / sheet)
         return np.asarray(np.clip(out, 0, 255), dtype=np.uint8)
+
+
+def _chroma_spread(colours: FloatArray) -> float:
+    """How far apart (log ratio) the given colours' blue and red shares against green lie."""
+    if np.any(colours <= 1.0):
+        return float("inf")
+    ratios = np.log(colours[:, [0, 2]] / colours[:, [1]])
+    return float(np.ptp(ratios, axis=0).max())
 
 
 def _blocks(view: NDArray[np.uint8], layout: CanonicalLayout) -> tuple[FloatArray, FloatArray]:

@@ -105,8 +105,9 @@ class BoardReader:
         height, width = gray.shape
         pose = estimate_pose(loc.homography, (width, height), min(self.profile.geometry.sheet_mm))
         view = self.layout.warp(frame_bgr, loc.homography)
-        sheet = observed_sheet(view, self.layout)
-        light = SheetLight.measure(view, self.layout, sheet)
+        strips = sheet_strips(view, self.layout)
+        sheet = np.asarray(np.median(strips, axis=0), dtype=np.float64)
+        light = SheetLight.measure(view, self.layout, sheet, strips)
         balanced = light.balance(view, self.colours)
         lab = np.asarray(cv2.cvtColor(balanced, cv2.COLOR_BGR2Lab), dtype=np.uint8)
         shift = self._recentre_chroma(lab)
@@ -171,12 +172,17 @@ def _sheet_ab_offset(
     return (round(a - reference_ab[0]), round(b - reference_ab[1]))
 
 
-def observed_sheet(view: NDArray[np.uint8], layout: CanonicalLayout) -> NDArray[np.float64]:
-    """The sheet's colour in this frame: median over four bare strips, robust to a hand."""
+def sheet_strips(view: NDArray[np.uint8], layout: CanonicalLayout) -> NDArray[np.float64]:
+    """The sheet's colour on each of its four bare strips (4 x BGR)."""
     medians = [
         _unclipped_median(view[rows, cols].reshape(-1, 3)) for rows, cols in layout.sheet_bands()
     ]
-    return np.asarray(np.median(np.array(medians), axis=0), dtype=np.float64)
+    return np.asarray(medians, dtype=np.float64)
+
+
+def observed_sheet(view: NDArray[np.uint8], layout: CanonicalLayout) -> NDArray[np.float64]:
+    """The sheet's colour in this frame: median over four bare strips, robust to a hand."""
+    return np.asarray(np.median(sheet_strips(view, layout), axis=0), dtype=np.float64)
 
 
 def skin_toned_red(
