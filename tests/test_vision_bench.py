@@ -1,0 +1,63 @@
+"""``companion bench vision --frames DIR``: a folder of photos scored like generated frames."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.benchmarks._naive_reader import NaiveReader
+from companion.boards import load_profile
+from companion.cli import main
+from companion.vision.render import Shot, random_state, render
+
+PROFILE = load_profile("troia")
+
+
+def _folder(tmp_path: Path, seeds: tuple[int, ...], lie_about: int | None = None) -> Path:
+    for seed in seeds:
+        truth = random_state(PROFILE, np.random.default_rng(seed))
+        photo = render(PROFILE, truth, Shot(seed, max_tilt_deg=15.0))
+        cv2.imwrite(str(tmp_path / f"img{seed}.jpg"), photo.image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+        data = truth.to_dict()
+        if seed == lie_about:  # the truth file says one tile is another colour
+            row = data["cells"][next(r for r, text in enumerate(data["cells"]) if "B" in text)]
+            fixed = row.replace("B", "R", 1)
+            data["cells"] = [fixed if text == row else text for text in data["cells"]]
+        (tmp_path / f"img{seed}.json").write_text(json.dumps({**data, "occluded": False}))
+    return tmp_path
+
+
+def test_a_folder_of_photos_is_scored_with_every_figure(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _folder(tmp_path, (101, 102), lie_about=102)
+    assert main(["bench", "vision", "--frames", str(folder), "--list"]) == 0
+    out = capsys.readouterr().out
+    assert "frames                         2 from" in out
+    # The frame whose truth disagrees with what it shows is listed, and counted as wrong.
+    assert "img102.jpg: cells 1 wrong" in out
+    assert "boards exact                   50.000 %" in out
+    assert "times the naive reader" in out
+
+
+def test_a_folder_without_truth_files_is_one_clear_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "lonely.jpg").write_bytes(b"not even an image")
+    assert main(["bench", "vision", "--frames", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no image with a NAME.json truth file" in err[0]
+
+
+def test_the_naive_reader_reads_a_clear_board_and_gives_up_without_markers() -> None:
+    truth = random_state(PROFILE, np.random.default_rng(7))
+    photo = render(PROFILE, truth, Shot(7, max_tilt_deg=15.0))
+    cells = NaiveReader(PROFILE).read(photo.image)
+    assert cells is not None and len(cells) == 256
+    # No confidence and no glare handling, but most cells of a clear view come out right.
+    assert sum(a == b for a, b in zip(cells, truth.cells, strict=True)) > 200
+    assert NaiveReader(PROFILE).read(np.full((480, 640, 3), 128, np.uint8)) is None
