@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from companion.cafe.mosquitto import LocalBroker
+
 CHROMIUM = "/usr/bin/chromium"  # Debian's chromium, installed by `make system-deps`
 CHROMIUM_ARGS = [
     "--headless",
@@ -36,3 +38,13 @@ def page() -> Iterator[Any]:
 def _private_config_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: Any) -> None:
     """The table's chain key is created under ``$XDG_CONFIG_HOME``: never the real one."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[LocalBroker]:
+    """A real Mosquitto broker on a free loopback port, for the café tests."""
+    b = LocalBroker(tmp_path / "broker").start()
+    try:
+        yield b
+    finally:
+        b.stop()

@@ -10,7 +10,6 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
@@ -43,15 +42,6 @@ from companion.table.log import GameLog
 pytestmark = [pytest.mark.mosquitto, pytest.mark.timeout(60)]
 
 FAST = PublisherOptions(poll_s=0.02, retry_min_s=0.1, retry_max_s=0.5)
-
-
-@pytest.fixture
-def broker(tmp_path: Path) -> Iterator[LocalBroker]:
-    b = LocalBroker(tmp_path / "broker").start()
-    try:
-        yield b
-    finally:
-        b.stop()
 
 
 def clear_retained(url: str, name: str) -> None:

@@ -46,15 +46,6 @@ FAST = PublisherOptions(poll_s=0.02, retry_min_s=0.1, retry_max_s=0.5)
 ACL = Path(__file__).resolve().parents[1] / "hardware" / "mosquitto" / "cafe.acl"
 
 
-@pytest.fixture
-def broker(tmp_path: Path) -> Iterator[LocalBroker]:
-    b = LocalBroker(tmp_path / "broker").start()
-    try:
-        yield b
-    finally:
-        b.stop()
-
-
 @contextmanager
 def raw_client(
     port: int, client_id: str, user: str | None = None, password: str | None = None

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,15 +20,6 @@ from companion.cafe.simtable import SimulatedTable
 from companion.table.log import EventKind
 
 pytestmark = [pytest.mark.mosquitto, pytest.mark.timeout(60)]
-
-
-@pytest.fixture
-def broker(tmp_path: Path) -> Iterator[LocalBroker]:
-    b = LocalBroker(tmp_path / "broker").start()
-    try:
-        yield b
-    finally:
-        b.stop()
 
 
 class Listener:
