@@ -163,7 +163,7 @@ def players_note(mistakes: tuple[int, ...], patience_s: float | None) -> str:
     """What the simulated players will do, so a newcomer knows when to try the buttons."""
     if mistakes:
         turns = ", ".join(map(str, mistakes))
-        wrong = f"a player takes a tile of the wrong colour at turn {turns} (of every game)"
+        wrong = f"a player takes a tile of the wrong colour at turn {turns} of this first game"
     else:
         wrong = "the players make no mistakes"
     if patience_s is None:
