@@ -177,3 +177,16 @@ def test_two_lamps_of_different_colour_are_balanced_across_the_board() -> None:
         assert not reading.occluded, seed
         assert confident_wrong_cells(reading.state, truth) == []
         assert reading.state.cells.count("?") <= 4, seed
+
+
+def test_an_arm_under_two_lamps_is_still_seen() -> None:
+    # With two lamps the balance varies from place to place; an arm over the sheet must
+    # not pass for part of the light, and the warm lamp's patch of sheet for an arm.
+    for seed in (5, 10, 15):
+        truth = random_state(PROFILE, np.random.default_rng(seed + 7_919))
+        lamps = Conditions(lamps_kelvin=(2800.0, 6300.0), lamp_angle_rad=seed * 0.7)
+        photo = render(PROFILE, truth, Shot(seed, hand=True, conditions=lamps))
+        reading = BoardReader(PROFILE).read(photo.image)
+        assert reading.state is not None, reading.error
+        assert reading.occluded, seed
+        assert confident_wrong_cells(reading.state, truth) == []

@@ -53,6 +53,7 @@ class SheetLight:
 
     uniform: FloatArray  # BGR, one colour for the whole frame
     plane: FloatArray | None  # 3 x 3: per channel, value = c0 + c1 * x_px + c2 * y_px
+    set_aside: int = 0  # blocks the fit dropped as covered (an arm, a leaning piece)
 
     @classmethod
     def measure(
@@ -88,7 +89,7 @@ class SheetLight:
             return cls(uniform, None)
         if _chroma_spread(at) <= np.log1p(VARYING_CHROMA_MIN):
             return cls(uniform, None)
-        return cls(uniform, np.asarray(coef.T, dtype=np.float64))
+        return cls(uniform, np.asarray(coef.T, dtype=np.float64), int((~keep).sum()))
 
     def balance(self, view: NDArray[np.uint8], model: ColourModel) -> NDArray[np.uint8]:
         """``view`` with each pixel's channels scaled so the sheet would show its reference

@@ -42,6 +42,10 @@ from companion.vision.workers import WorkerRules, read_workers
 CLIPPED = 250
 RECENTRE_MIN = 2  # Lab units of sheet chroma offset worth correcting
 SKIN_SATURATION_MAX = 0.6
+# Under the single balance a warm lamp can light a patch of the sheet's edge like skin; an
+# arm hidden by the place-by-place balance reaches over the grid, over this many cells (two
+# slots) at least.
+ARM_OVER_GRID_CELLS = 8
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,17 @@ class Reading:
     @property
     def ok(self) -> bool:
         return self.state is not None
+
+
+@dataclass(frozen=True)
+class _Classified:
+    """One balance of a view: its analysis Lab, the chroma shift applied, its classes."""
+
+    lab: NDArray[np.uint8]
+    shift: NDArray[np.uint8] | None
+    classes: NDArray[np.uint8]
+    skin: NDArray[np.bool_]
+    skin_any: NDArray[np.bool_]
 
 
 class BoardReader:
@@ -91,6 +106,20 @@ class BoardReader:
         shift = np.array([0, -da, -db], dtype=np.int16)
         return np.asarray(np.clip(levels + shift, 0, 255), dtype=np.uint8).reshape(256, 1, 3)
 
+    def _classified(self, view: NDArray[np.uint8], light: SheetLight) -> _Classified:
+        """``view`` balanced under ``light``, in Lab re-centred on the sheet, classified."""
+        balanced = light.balance(view, self.colours)
+        lab = np.asarray(cv2.cvtColor(balanced, cv2.COLOR_BGR2Lab), dtype=np.uint8)
+        shift = self._recentre_chroma(lab)
+        if shift is not None:
+            lab = np.asarray(cv2.LUT(lab, shift), dtype=np.uint8)
+        classes, skin, skin_any = classify(lab, self._table)
+        return _Classified(lab, shift, classes, skin, skin_any)
+
+    def _cells_under(self, region: NDArray[np.bool_]) -> int:
+        labels = self.layout.cell_labels
+        return len(np.unique(labels[region & (labels >= 0)]))
+
     def read(self, frame_bgr: NDArray[np.uint8]) -> Reading:
         """Reads one BGR frame (any size) into a :class:`Reading`."""
         t0 = time.perf_counter()
@@ -108,19 +137,23 @@ class BoardReader:
         strips = sheet_strips(view, self.layout)
         sheet = np.asarray(np.median(strips, axis=0), dtype=np.float64)
         light = SheetLight.measure(view, self.layout, sheet, strips)
-        balanced = light.balance(view, self.colours)
-        lab = np.asarray(cv2.cvtColor(balanced, cv2.COLOR_BGR2Lab), dtype=np.uint8)
-        shift = self._recentre_chroma(lab)
+        sorted_ = self._classified(view, light)
+        hand = hand_mask(sorted_.classes, sorted_.skin, sorted_.skin_any, self.layout)
+        if light.plane is not None and light.set_aside and hand is None:
+            # Something covered part of the sheet while its colour seemed to change: an arm
+            # can pass for a second lamp, and the balance fitted to it can hide the arm's
+            # skin. Under the single balance, look for it again.
+            single = self._classified(view, SheetLight(sheet, None))
+            single_hand = hand_mask(single.classes, single.skin, single.skin_any, self.layout)
+            if single_hand is not None and self._cells_under(single_hand) >= ARM_OVER_GRID_CELLS:
+                sorted_, hand = single, single_hand
+        lab, classes, shift = sorted_.lab, sorted_.classes, sorted_.shift
 
         def to_analysis(raw: NDArray[np.uint8]) -> NDArray[np.uint8]:
             lab = cv2.cvtColor(white_balance(raw, sheet, self.colours), cv2.COLOR_BGR2Lab)
             return np.asarray(lab if shift is None else cv2.LUT(lab, shift), dtype=np.uint8)
 
-        if shift is not None:
-            lab = np.asarray(cv2.LUT(lab, shift), dtype=np.uint8)
-        classes, skin, skin_any = classify(lab, self._table)
         t2 = time.perf_counter()
-        hand = hand_mask(classes, skin, skin_any, self.layout)
         fractions = class_fractions(classes, self.layout.cell_labels)
         rings = class_fractions(classes, self.layout.bonus_rings)
         cells = read_cells(fractions, self.cell_rules, self.profile.bonus_kind, rings)
