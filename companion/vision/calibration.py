@@ -21,8 +21,8 @@ from companion.errors import CompanionError
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.cells import CellRules, class_fractions, read_cells
 from companion.vision.colour import ColourModel, classify, white_balance
+from companion.vision.illumination import observed_sheet
 from companion.vision.localize import BoardLocator, BoardNotFound
-from companion.vision.reader import observed_sheet
 
 MIN_CELLS = 3
 

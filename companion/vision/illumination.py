@@ -31,8 +31,10 @@ CLIPPED = 250
 BLOCKS_PER_STRIP = 12
 # Fewer usable blocks than this (half of them) say too little about the light.
 MIN_BLOCKS = 2 * BLOCKS_PER_STRIP
-# A block needs this share of unclipped pixels to count.
+# A block (or strip) needs this share of unclipped pixels to be measured without them.
 BLOCK_MIN_CLEAR = 0.2
+# Every this-many-th pixel of a strip or block is enough for its median colour.
+PIXEL_STEP = 3
 # The light's colour is taken as varying across the board when the fitted plane moves a
 # channel's share of the light (against green) by more than this fraction between any two
 # corners: a 2700 K and a 6500 K lamp move red against blue by a factor of two, while the
@@ -124,13 +126,44 @@ def _blocks(view: NDArray[np.uint8], layout: CanonicalLayout) -> tuple[FloatArra
         edges = np.linspace(span[0], span[1], BLOCKS_PER_STRIP + 1).round().astype(int)
         for lo, hi in itertools.pairwise(edges.tolist()):
             r, c = (rows, slice(lo, hi)) if along_x else (slice(lo, hi), cols)
-            pixels = view[r, c].reshape(-1, 3)[::3]
-            clear = pixels[pixels.max(axis=1) < CLIPPED]
-            if len(clear) < BLOCK_MIN_CLEAR * max(len(pixels), 1) or len(clear) == 0:
+            clear = _clear_pixels(view[r, c].reshape(-1, 3))
+            if clear is None:
                 continue
             colours.append(np.median(clear, axis=0).astype(np.float64))
             centres.append(((c.start + c.stop) / 2.0, (r.start + r.stop) / 2.0))
     return np.array(centres, dtype=np.float64).reshape(-1, 2), np.array(colours).reshape(-1, 3)
 
 
-__all__ = ["SheetLight"]
+def sheet_strips(view: NDArray[np.uint8], layout: CanonicalLayout) -> FloatArray:
+    """The sheet's colour on each of its four bare strips (4 x BGR), ignoring pixels at the
+    sensor's limit when enough others show."""
+    medians = []
+    for rows, cols in layout.sheet_bands():
+        pixels = view[rows, cols].reshape(-1, 3)
+        clear = _clear_pixels(pixels)
+        chosen = clear if clear is not None else pixels[::PIXEL_STEP]
+        medians.append(np.median(chosen, axis=0))
+    return np.asarray(medians, dtype=np.float64)
+
+
+def sheet_colour(strips: FloatArray) -> FloatArray:
+    """The sheet's one colour in this frame: the median of its strips, robust to a hand."""
+    return np.asarray(np.median(strips, axis=0), dtype=np.float64)
+
+
+def observed_sheet(view: NDArray[np.uint8], layout: CanonicalLayout) -> FloatArray:
+    """The sheet's one colour in this frame, from its four bare strips."""
+    return sheet_colour(sheet_strips(view, layout))
+
+
+def _clear_pixels(pixels: NDArray[np.uint8]) -> NDArray[np.uint8] | None:
+    """Every PIXEL_STEP-th pixel with no channel clipped, or ``None`` when fewer than
+    BLOCK_MIN_CLEAR of them are."""
+    sampled = pixels[::PIXEL_STEP]
+    clear = sampled[sampled.max(axis=1) < CLIPPED]
+    if len(clear) == 0 or len(clear) < BLOCK_MIN_CLEAR * len(sampled):
+        return None
+    return np.asarray(clear, dtype=np.uint8)
+
+
+__all__ = ["SheetLight", "observed_sheet", "sheet_colour", "sheet_strips"]

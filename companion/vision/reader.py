@@ -34,12 +34,11 @@ from companion.vision.floor import (
     prove_empty,
     raw_floor_colour,
 )
-from companion.vision.illumination import SheetLight
+from companion.vision.illumination import SheetLight, sheet_colour, sheet_strips
 from companion.vision.localize import BoardLocator, BoardNotFound, estimate_pose
 from companion.vision.occlusion import hand_mask
 from companion.vision.workers import WorkerRules, read_workers
 
-CLIPPED = 250
 RECENTRE_MIN = 2  # Lab units of sheet chroma offset worth correcting
 SKIN_SATURATION_MAX = 0.6
 # Under the single balance a warm lamp can light a patch of the sheet's edge like skin; an
@@ -116,10 +115,6 @@ class BoardReader:
         classes, skin, skin_any = classify(lab, self._table)
         return _Classified(lab, shift, classes, skin, skin_any)
 
-    def _cells_under(self, region: NDArray[np.bool_]) -> int:
-        labels = self.layout.cell_labels
-        return len(np.unique(labels[region & (labels >= 0)]))
-
     def read(self, frame_bgr: NDArray[np.uint8]) -> Reading:
         """Reads one BGR frame (any size) into a :class:`Reading`."""
         t0 = time.perf_counter()
@@ -134,8 +129,9 @@ class BoardReader:
         height, width = gray.shape
         pose = estimate_pose(loc.homography, (width, height), min(self.profile.geometry.sheet_mm))
         view = self.layout.warp(frame_bgr, loc.homography)
+        labels = self.layout.cell_labels
         strips = sheet_strips(view, self.layout)
-        sheet = np.asarray(np.median(strips, axis=0), dtype=np.float64)
+        sheet = sheet_colour(strips)
         light = SheetLight.measure(view, self.layout, sheet, strips)
         sorted_ = self._classified(view, light)
         hand = hand_mask(sorted_.classes, sorted_.skin, sorted_.skin_any, self.layout)
@@ -145,7 +141,8 @@ class BoardReader:
             # skin. Under the single balance, look for it again.
             single = self._classified(view, SheetLight(sheet, None))
             single_hand = hand_mask(single.classes, single.skin, single.skin_any, self.layout)
-            if single_hand is not None and self._cells_under(single_hand) >= ARM_OVER_GRID_CELLS:
+            over_grid = 0 if single_hand is None else len(_cells_under(single_hand, labels))
+            if single_hand is not None and over_grid >= ARM_OVER_GRID_CELLS:
                 sorted_, hand = single, single_hand
         lab, classes, shift = sorted_.lab, sorted_.classes, sorted_.shift
 
@@ -158,7 +155,8 @@ class BoardReader:
         rings = class_fractions(classes, self.layout.bonus_rings)
         cells = read_cells(fractions, self.cell_rules, self.profile.bonus_kind, rings)
         colour = CellColour.measure(lab, view, self._windows)
-        seen = cells if hand is None else _hide(cells, hand, self.layout.cell_labels)
+        hidden = frozenset() if hand is None else _cells_under(hand, labels)
+        seen = _hide(cells, hidden)
         raw_floor = raw_floor_colour(seen, view, self._windows)
         floor = fit_floor(
             seen, colour, raw_floor, to_analysis, self._windows, self.colours.floor_ab
@@ -167,7 +165,7 @@ class BoardReader:
         cells = fill_covered_cells(cells, fractions, self.profile, self.cell_rules)
         cells = fill_open_slots(cells, fractions, self.profile, self.cell_rules)
         if hand is not None:
-            cells = _hide(cells, hand, self.layout.cell_labels)
+            cells = _hide(cells, hidden)
             for i in skin_toned_red(lab, classes, self.layout.cell_labels):
                 cells[i] = "?"
         cells = apply_tile_constraint(cells, self.profile)
@@ -189,9 +187,13 @@ class BoardReader:
         )
 
 
-def _hide(cells: list[str], hand: NDArray[np.bool_], cell_labels: NDArray[np.int32]) -> list[str]:
-    """``cells`` with every cell the hand region touches unread."""
-    hidden = set(np.unique(cell_labels[hand & (cell_labels >= 0)]).tolist())
+def _cells_under(region: NDArray[np.bool_], cell_labels: NDArray[np.int32]) -> frozenset[int]:
+    """The cells whose window a region (a hand) touches."""
+    return frozenset(np.unique(cell_labels[region & (cell_labels >= 0)]).tolist())
+
+
+def _hide(cells: list[str], hidden: frozenset[int]) -> list[str]:
+    """``cells`` with the ``hidden`` ones unread."""
     return ["?" if i in hidden else c for i, c in enumerate(cells)]
 
 
@@ -203,19 +205,6 @@ def _sheet_ab_offset(
     a = float(np.median(ring[:, 1])) - 128.0
     b = float(np.median(ring[:, 2])) - 128.0
     return (round(a - reference_ab[0]), round(b - reference_ab[1]))
-
-
-def sheet_strips(view: NDArray[np.uint8], layout: CanonicalLayout) -> NDArray[np.float64]:
-    """The sheet's colour on each of its four bare strips (4 x BGR)."""
-    medians = [
-        _unclipped_median(view[rows, cols].reshape(-1, 3)) for rows, cols in layout.sheet_bands()
-    ]
-    return np.asarray(medians, dtype=np.float64)
-
-
-def observed_sheet(view: NDArray[np.uint8], layout: CanonicalLayout) -> NDArray[np.float64]:
-    """The sheet's colour in this frame: median over four bare strips, robust to a hand."""
-    return np.asarray(np.median(sheet_strips(view, layout), axis=0), dtype=np.float64)
 
 
 def skin_toned_red(
@@ -242,14 +231,6 @@ def skin_toned_red(
     return out
 
 
-def _unclipped_median(pixels: NDArray[np.uint8]) -> NDArray[np.float64]:
-    """Median colour, ignoring pixels with a channel at the sensor's limit when possible."""
-    pixels = pixels[::3]
-    clear = pixels[pixels.max(axis=1) < CLIPPED]
-    chosen = clear if len(clear) >= 0.2 * len(pixels) else pixels
-    return np.asarray(np.median(chosen, axis=0), dtype=np.float64)
-
-
 def _lightness(bgr: tuple[float, float, float]) -> float:
     """8-bit Lab lightness of one BGR colour."""
     px = np.clip(np.array([[bgr]]), 0, 255).astype(np.uint8)
@@ -260,4 +241,4 @@ def _ms(start: float) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-__all__ = ["BoardReader", "Reading", "observed_sheet"]
+__all__ = ["BoardReader", "Reading"]
