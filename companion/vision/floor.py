@@ -73,6 +73,11 @@ class CellWindows:
         self.design = np.c_[centres / 100.0, np.ones(CELLS)]  # a plane in decimetres
         self.plain = np.array([i not in profile.bonus_kind for i in range(CELLS)])
 
+    def read_empty(self, cells: list[str]) -> NDArray[np.bool_]:
+        """The plain cells (no printed bonus icon) read as empty: the floor's witnesses."""
+        empty = np.asarray([c == "." for c in cells], dtype=bool)
+        return np.asarray(empty & self.plain, dtype=bool)
+
     def means(self, image: NDArray[np.uint8]) -> FloatArray:
         """Mean of each channel of ``image`` over each window (CELLS x channels)."""
         summed = cv2.integral(image)  # 32-bit sums: a whole view of 8-bit pixels fits
@@ -167,7 +172,7 @@ def raw_floor_colour(
     cells: list[str], raw: NDArray[np.uint8], windows: CellWindows
 ) -> FloatArray | None:
     """Median raw colour of the cells read empty, or ``None`` when too few are."""
-    empty = np.array([c == "." for c in cells]) & windows.plain
+    empty = windows.read_empty(cells)
     if empty.sum() < FLOOR_FIT_MIN_CELLS:
         return None
     chosen = windows.sample_pixels[empty[windows.sample_keys]]
@@ -183,8 +188,7 @@ def _floor_plane(
     """A plane in (x, y) fitted to the chroma of the cells read empty, dropping cells off it
     (a washed tile read as floor) and fitting again; the printed colour if too few remain."""
     fallback = (np.full(CELLS, printed_floor_ab[0]), np.full(CELLS, printed_floor_ab[1]))
-    chosen = np.array([c == "." for c in cells]) & windows.plain
-    chosen &= colour.washed_out < WASHED_OUT_MIN
+    chosen = windows.read_empty(cells) & (colour.washed_out < WASHED_OUT_MIN)
     used = np.flatnonzero(chosen)
     if len(used) < FLOOR_FIT_MIN_CELLS:
         return fallback
