@@ -61,11 +61,7 @@ def hand_mask(
     # A hand is broad; the board's walls and pieces near it are narrow: an opening keeps
     # the region from running along a wall lit by the skin's warm light.
     width = max(int(HAND_MIN_WIDTH_MM * s), 1) | 1
-    grow = _u8(
-        cv2.morphologyEx(
-            grow, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width))
-        )
-    )
+    grow = _u8(cv2.morphologyEx(grow, cv2.MORPH_OPEN, _disc(width)))
     _, labels2 = cv2.connectedComponents(grow, connectivity=8)
     seeded = np.isin(labels, seeds)
     keep = np.unique(labels2[seeded])
@@ -77,14 +73,12 @@ def hand_mask(
     # Only the broad body of the arm is hulled, so that shaded floor clinging to its side
     # does not stretch the hull across the board.
     size = max(int(ARM_MIN_WIDTH_MM * s), 1) | 1
-    body = cv2.morphologyEx(
-        region, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
-    )
+    body = cv2.morphologyEx(region, cv2.MORPH_OPEN, _disc(size))
     contours, _ = cv2.findContours(body, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     for contour in contours:
         cv2.fillConvexPoly(region, cv2.convexHull(contour), 1)
     margin = max(int(HAND_MARGIN_MM * s), 1)
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * margin + 1, 2 * margin + 1))
+    kernel = _disc(2 * margin + 1)
     region = _u8(cv2.dilate(region, kernel))
     full = cv2.resize(region, (skin.shape[1], skin.shape[0]), interpolation=cv2.INTER_NEAREST)
     return np.asarray(full > 0, dtype=bool)
@@ -96,21 +90,24 @@ def _with_arm_beside(
     """``region`` (the skin found) with the unexplained pixels beside it that join it as
     one broad piece: the rest of the same arm."""
     reach = max(int(ARM_REACH_MM * px_per_mm), 1)
-    near = cv2.dilate(
-        region, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
-    )
+    near = cv2.dilate(region, _disc(2 * reach + 1))
     unexplained = ((classes == PixelClass.UNKNOWN) & (near > 0)).astype(np.uint8) | region
     width = max(int(HAND_MIN_WIDTH_MM * px_per_mm), 1) | 1
     broad = _u8(
         cv2.morphologyEx(
             unexplained,
             cv2.MORPH_OPEN,
-            cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width)),
+            _disc(width),
         )
     )
     _, parts = cv2.connectedComponents(broad | region, connectivity=8)
     joined = np.unique(parts[region > 0])
     return _u8(np.isin(parts, joined[joined > 0]))
+
+
+def _disc(diameter_px: int) -> NDArray[np.uint8]:
+    """A round structuring element: hands and arms have no corners."""
+    return _u8(cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (diameter_px, diameter_px)))
 
 
 def _u8(image: NDArray[np.generic]) -> NDArray[np.uint8]:
