@@ -33,7 +33,7 @@ from companion.games.ides import (
     action_to_dict,
     each_face,
 )
-from companion.limits import MAX_NAME_CHARS, name_problem
+from companion.limits import name_problem
 from companion.link.lights import TableLights
 from companion.table import ides_words as words
 from companion.table.evidence import TamperedLog, acknowledge, evidence_view, unacknowledged
@@ -44,7 +44,6 @@ from companion.table.log import Event, EventKind, GameLog, LogError, canonical_j
 
 GAME_KIND = "ides"  # the ``game`` field of an Ides game's opening event
 HEADER_FORMAT = "companion-ides-log/1"
-MAX_NAME = MAX_NAME_CHARS
 
 
 class IdesStatus(StrEnum):
