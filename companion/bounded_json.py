@@ -82,9 +82,9 @@ def loads(text: str) -> Any:
         raise JsonInputError(f"nested more than {MAX_JSON_DEPTH} levels deep") from None
 
 
-def loads_bounded(data: str | bytes, *, source: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
-    """Parses ``data`` (text, or bytes in a JSON encoding) like :func:`loads`, with at most
-    ``max_depth`` levels; every failure is an :class:`InputError` naming ``source``."""
+def loads_bounded(data: str | bytes, *, source: str) -> Any:
+    """Parses ``data`` (text, or bytes in a JSON encoding) like :func:`loads`; every failure
+    is an :class:`InputError` naming ``source``."""
     if isinstance(data, bytes):
         try:
             text = data.decode(json.detect_encoding(data))
@@ -92,8 +92,6 @@ def loads_bounded(data: str | bytes, *, source: str, max_depth: int = MAX_JSON_D
             raise InputError("not UTF-8 text", source=source) from None
     else:
         text = data
-    if nesting_depth(text) > max_depth:
-        raise InputError(f"JSON nested more than {max_depth} levels deep", source=source)
     try:
         return loads(text)
     except JsonInputError as exc:
