@@ -676,24 +676,32 @@ def _dark_pixel_owners(
     leans: list[tuple[float, float]],
 ) -> NDArray[np.int64]:
     """The standing piece (of any colour) each dark pixel is a shaded face of, or -1."""
-    g = layout.profile.geometry
-    height = (g.vilicus.height_mm + g.dominus.height_mm) / 2
     dark = pixels.classes == PixelClass.DARK
     owner = np.full(len(pixels.pts_mm), -1, dtype=np.int64)
     if not dark.any() or not occupied:
         return owner
     # Each dark pixel goes to the nearest standing piece of any colour, if near enough.
-    dist = np.stack(
-        [
-            _segment_distance(pixels.pts_mm[dark], g.worker_space_centre_mm(i), leans[i], height)
-            for i in occupied
-        ],
-        axis=1,
-    )
+    dist = _distances_to_pieces(pixels.pts_mm[dark], layout, occupied, leans)
     nearest = np.argmin(dist, axis=1)
     close = dist[np.arange(len(nearest)), nearest] <= DARK_REACH_MM
     owner[np.flatnonzero(dark)[close]] = np.asarray(occupied)[nearest[close]]
     return owner
+
+
+def _distances_to_pieces(
+    pts_mm: NDArray[np.float64],
+    layout: CanonicalLayout,
+    lines: list[int],
+    leans: list[tuple[float, float]],
+) -> NDArray[np.float64]:
+    """Distance (mm) of each point to the axis of each standing piece on ``lines`` (points x
+    lines), every piece taken as tall as the mean of the two sizes."""
+    g = layout.profile.geometry
+    height = (g.vilicus.height_mm + g.dominus.height_mm) / 2
+    return np.stack(
+        [_segment_distance(pts_mm, g.worker_space_centre_mm(i), leans[i], height) for i in lines],
+        axis=1,
+    )
 
 
 def _measure_colour(
@@ -705,17 +713,10 @@ def _measure_colour(
 ) -> dict[int, PieceMeasure]:
     """The pixels of one colour shared out between its standing pieces, each measured."""
     g = layout.profile.geometry
-    height = (g.vilicus.height_mm + g.dominus.height_mm) / 2
     result: dict[int, PieceMeasure] = {}
     if len(pixels.pts_mm) == 0:
         return result
-    dist = np.stack(
-        [
-            _segment_distance(pixels.pts_mm, g.worker_space_centre_mm(i), leans[i], height)
-            for i in lines
-        ],
-        axis=1,
-    )
+    dist = _distances_to_pieces(pixels.pts_mm, layout, lines, leans)
     owner = np.argmin(dist, axis=1)
     near = dist[np.arange(len(pixels.pts_mm)), owner] <= REACH_MM
     crowded = hidden | _touching_pieces(dist, owner, lines)
