@@ -1,0 +1,25 @@
+"""Garum as seen by the generic layers: the object registered under ``companion.games``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class GarumPlugin:
+    name = "garum"
+    title = "Garum"
+
+    def referee(self) -> Any:
+        raise NotImplementedError("the table layer's hook is not wired yet")
+
+    def pages(self) -> Any:
+        raise NotImplementedError("the web layer's hook is not wired yet")
+
+    def commands(self) -> Any:
+        raise NotImplementedError("the command line's hook is not wired yet")
+
+    def cafe(self) -> Any:
+        raise NotImplementedError("the café's hook is not wired yet")
+
+
+GAME = GarumPlugin()

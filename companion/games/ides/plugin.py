@@ -1,0 +1,25 @@
+"""The Ides of March for the generic layers: the object under ``companion.games``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class IdesPlugin:
+    name = "ides"
+    title = "The Ides of March"
+
+    def referee(self) -> Any:
+        raise NotImplementedError("the table layer's hook is not wired yet")
+
+    def pages(self) -> Any:
+        raise NotImplementedError("the web layer's hook is not wired yet")
+
+    def commands(self) -> Any:
+        raise NotImplementedError("the command line's hook is not wired yet")
+
+    def cafe(self) -> Any:
+        raise NotImplementedError("the café's hook is not wired yet")
+
+
+GAME = IdesPlugin()
