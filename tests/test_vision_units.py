@@ -402,6 +402,19 @@ def test_floor_brightened_until_one_channel_clips_is_still_floor() -> None:
     assert prove_empty(cells, colour, floor, WINDOWS)[bright] == "?"
 
 
+def test_a_washed_out_bonus_cell_is_never_proven_empty() -> None:
+    # The chroma test skips cells with a printed icon (their ink is not the floor's), but
+    # glare that clips two channels hides an icon and a tile alike.
+    colour = _colour_board(lambda x, y: 0.0, lambda x, y: 15.0)
+    bonus = next(i for i in range(256) if not WINDOWS.plain[i])
+    cells = ["."] * 256
+    floor = fit_floor(cells, colour, None, _no_clipping, WINDOWS, (0.0, 15.0))
+    colour.a[bonus] += 20.0  # the icon's own ink: no reason to doubt the cell
+    assert prove_empty(cells, colour, floor, WINDOWS)[bonus] == "."
+    colour.washed_out[bonus] = 0.9
+    assert prove_empty(cells, colour, floor, WINDOWS)[bonus] == "?"
+
+
 def test_the_arm_takes_its_pale_side_but_not_far_unexplained_patches() -> None:
     # Skin along an arm reaching in from the left edge; beside it, the arm's pale glossy
     # underside shows no skin colour (unknown); far away, a broad unknown patch (a shadow)

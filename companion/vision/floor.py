@@ -209,10 +209,14 @@ def _floor_plane(
 def prove_empty(
     cells: list[str], colour: CellColour, floor: FloorModel, windows: CellWindows
 ) -> list[str]:
-    """Cells read as floor that do not show the floor's colour become ``?``."""
+    """Cells read as floor that do not show the floor's colour become ``?``.
+
+    The chroma test needs plain floor (a printed bonus icon has its own ink); a washed-out
+    cell is unproven wherever it lies, icon or not: glare hides whatever is there.
+    """
     ea, eb = floor.expected(colour.lightness)
     off = np.hypot(colour.a - ea, colour.b - eb)
-    unproven = ((off > FLOOR_MATCH_MAX) | (colour.washed_out >= WASHED_OUT_MIN)) & windows.plain
+    unproven = ((off > FLOOR_MATCH_MAX) & windows.plain) | (colour.washed_out >= WASHED_OUT_MIN)
     return ["?" if c == "." and unproven[i] else c for i, c in enumerate(cells)]
 
 
