@@ -12,7 +12,14 @@ from companion.boards import load_profile
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.cells import CELLS, N_CLASSES, CellRules, read_cells
 from companion.vision.colour import ColourModel, PixelClass, classify, hex_to_bgr
-from companion.vision.floor import CellColour, CellWindows, FloorModel, fit_floor, prove_empty
+from companion.vision.floor import (
+    CellColour,
+    CellWindows,
+    FloorModel,
+    admit_floor,
+    fit_floor,
+    prove_empty,
+)
 from companion.vision.localize import CameraPose, estimate_pose
 from companion.vision.occlusion import hand_mask
 from companion.vision.render import Shot, random_camera
@@ -413,6 +420,30 @@ def test_a_washed_out_bonus_cell_is_never_proven_empty() -> None:
     assert prove_empty(cells, colour, floor, WINDOWS)[bonus] == "."
     colour.washed_out[bonus] = 0.9
     assert prove_empty(cells, colour, floor, WINDOWS)[bonus] == "?"
+
+
+def test_unread_cells_showing_the_floor_fitted_elsewhere_are_empty() -> None:
+    # A warm lamp on the right pushes the floor there out of the floor class: those cells
+    # come in unread, but the floor fitted across the rest of the board predicts them.
+    colour = _colour_board(lambda x, y: -4.0 + x / 30.0, lambda x, y: 15.0 + x / 60.0)
+    g = PROFILE.geometry
+    right = [
+        i for i in range(256) if WINDOWS.plain[i] and g.cell_centre_mm(i // 16, i % 16)[0] > 300
+    ]
+    cells = ["?" if i in right else "." for i in range(256)]
+    floor = fit_floor(cells, colour, None, _no_clipping, WINDOWS, (0.0, 15.0))
+    no_colour = np.zeros(256)
+    out = admit_floor(cells, colour, floor, WINDOWS, no_colour, 0.1)
+    assert all(out[i] == "." for i in right)
+    # No proof without the floor's colour, with a species colour seen, or under glare.
+    tinted, coloured, washed = right[:3]
+    colour.a[tinted] += 8.0
+    with_colour = no_colour.copy()
+    with_colour[coloured] = 0.3
+    colour.washed_out[washed] = 0.9
+    out = admit_floor(cells, colour, floor, WINDOWS, with_colour, 0.1)
+    assert [out[i] for i in (tinted, coloured, washed)] == ["?", "?", "?"]
+    assert out.count("?") == 3
 
 
 def test_the_arm_takes_its_pale_side_but_not_far_unexplained_patches() -> None:

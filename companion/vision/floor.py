@@ -220,11 +220,38 @@ def prove_empty(
     return ["?" if c == "." and unproven[i] else c for i, c in enumerate(cells)]
 
 
+def admit_floor(
+    cells: list[str],
+    colour: CellColour,
+    floor: FloorModel,
+    windows: CellWindows,
+    species_share: FloatArray,
+    stray_max: float,
+) -> list[str]:
+    """Unread plain cells that show the floor's own colour become empty.
+
+    A lamp of another colour on one side of the board pushes the bare floor there out of
+    the floor class, so those cells are read as unknown; the floor fitted to the rest of
+    the board still predicts them.  The proof is the one :func:`prove_empty` asks for:
+    the floor's chroma at that place, no clipping, and no species colour.
+    """
+    ea, eb = floor.expected(colour.lightness)
+    off = np.hypot(colour.a - ea, colour.b - eb)
+    proven = (
+        (off <= FLOOR_MATCH_MAX)
+        & (colour.washed_out < WASHED_OUT_MIN)
+        & (species_share <= stray_max)
+        & windows.plain
+    )
+    return ["." if c == "?" and proven[i] else c for i, c in enumerate(cells)]
+
+
 __all__ = [
     "CellColour",
     "CellWindows",
     "FloorModel",
     "ToAnalysis",
+    "admit_floor",
     "fit_floor",
     "prove_empty",
     "raw_floor_colour",

@@ -30,6 +30,7 @@ from companion.vision.colour import (
 from companion.vision.floor import (
     CellColour,
     CellWindows,
+    admit_floor,
     fit_floor,
     prove_empty,
     raw_floor_colour,
@@ -162,6 +163,8 @@ class BoardReader:
             seen, colour, raw_floor, to_analysis, self._windows, self.colours.floor_ab
         )
         cells = prove_empty(cells, colour, floor, self._windows)
+        species = fractions[:, PixelClass.B : PixelClass.R + 1].sum(axis=1)
+        cells = admit_floor(cells, colour, floor, self._windows, species, self.cell_rules.stray_max)
         cells = fill_covered_cells(cells, fractions, self.profile, self.cell_rules)
         cells = fill_open_slots(cells, fractions, self.profile, self.cell_rules)
         if hand is not None:
