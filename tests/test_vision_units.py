@@ -409,17 +409,43 @@ def test_floor_brightened_until_one_channel_clips_is_still_floor() -> None:
     assert prove_empty(cells, colour, floor, WINDOWS)[bright] == "?"
 
 
-def test_a_washed_out_bonus_cell_is_never_proven_empty() -> None:
-    # The chroma test skips cells with a printed icon (their ink is not the floor's), but
-    # glare that clips two channels hides an icon and a tile alike.
-    colour = _colour_board(lambda x, y: 0.0, lambda x, y: 15.0)
-    bonus = next(i for i in range(256) if not WINDOWS.plain[i])
+def test_a_bonus_cell_is_proven_empty_by_the_floor_around_its_icon() -> None:
+    # The icon's own ink is not the floor's: a bonus cell is measured on the ring around
+    # its icon, which must show the floor's chroma like any plain cell.
+    layout = CanonicalLayout(PROFILE)
+    windows = CellWindows(layout.cell_labels, PROFILE, layout.bonus_rings)
+    bonus = next(i for i in range(256) if not windows.plain[i])
+    floor_bgr = (168, 195, 207)
+    view = np.zeros((*layout.cell_labels.shape, 3), dtype=np.uint8)
+    view[:] = floor_bgr
+    view[layout.cell_labels == bonus] = (200, 60, 40)  # the icon, filling the window
+    view[layout.bonus_rings == bonus] = floor_bgr  # bare floor around it
+    lab = cv2.cvtColor(view, cv2.COLOR_BGR2Lab)
+    colour = CellColour.measure(lab, view, windows)
     cells = ["."] * 256
-    floor = fit_floor(cells, colour, None, _no_clipping, WINDOWS, (0.0, 15.0))
-    colour.a[bonus] += 20.0  # the icon's own ink: no reason to doubt the cell
-    assert prove_empty(cells, colour, floor, WINDOWS)[bonus] == "."
-    colour.washed_out[bonus] = 0.9
-    assert prove_empty(cells, colour, floor, WINDOWS)[bonus] == "?"
+    floor = fit_floor(cells, colour, None, _no_clipping, windows, (0.0, 15.0))
+    assert prove_empty(cells, colour, floor, windows)[bonus] == "."
+    view[layout.bonus_rings == bonus] = (40, 200, 230)  # a yellow tile's colour around it
+    lab = cv2.cvtColor(view, cv2.COLOR_BGR2Lab)
+    colour = CellColour.measure(lab, view, windows)
+    assert prove_empty(cells, colour, floor, windows)[bonus] == "?"
+
+
+def test_a_washed_out_cell_is_floor_only_within_the_floors_light() -> None:
+    # A frame exposed too brightly clips the floor where its light field puts it: still
+    # floor.  A cell clipped and brighter than that field is lit by glare: unproven.
+    colour = _colour_board(lambda x, y: 0.0, lambda x, y: 15.0, lightness=200.0)
+    colour.lightness[:] = 200.0 + np.arange(256) // 16  # the light grows down the board
+    raw_floor = np.array([168.0, 195.0, 207.0])
+    cells = ["."] * 256
+    floor = fit_floor(cells, colour, raw_floor, _no_clipping, WINDOWS, (0.0, 15.0))
+    assert floor.lightness is not None
+    exposed, glared = 3 * 16 + 6, 9 * 16 + 6
+    colour.washed_out[[exposed, glared]] = 1.0
+    colour.lightness[glared] += 12.0
+    out = prove_empty(cells, colour, floor, WINDOWS)
+    assert out[exposed] == "."
+    assert out[glared] == "?"
 
 
 def test_unread_cells_showing_the_floor_fitted_elsewhere_are_empty() -> None:

@@ -42,6 +42,10 @@ FLOOR_OUTLIER_MIN = 1.5
 SENSOR_LIMIT = 245
 # A cell is washed out when this share of its pixels has two or more channels at the limit.
 WASHED_OUT_MIN = 0.5
+# Lab lightness units a washed-out cell may exceed the floor's lightness fitted at its place
+# and still be bare floor: a frame exposed too brightly clips the floor where the light
+# field puts it, while glare is light beyond that field (a glossy tile's reflection).
+WASHED_FLOOR_EXCESS_MAX = 3.0
 # Brightness factors along which the floor's clipped colour is traced (darker to brighter).
 BRIGHTENING = np.linspace(0.5, 4.0, 141)
 FLOOR_SAMPLE_STEP = 7
@@ -51,7 +55,12 @@ class CellWindows:
     """Where each cell's window lies in the canonical view, worked out once per board: each
     window is a rectangle, so a frame's per-cell sums come from one integral image."""
 
-    def __init__(self, cell_labels: NDArray[np.int32], profile: BoardProfile) -> None:
+    def __init__(
+        self,
+        cell_labels: NDArray[np.int32],
+        profile: BoardProfile,
+        bonus_rings: NDArray[np.int32] | None = None,
+    ) -> None:
         flat = cell_labels.ravel()
         pixels = np.flatnonzero(flat >= 0)
         keys = flat[pixels]
@@ -72,6 +81,12 @@ class CellWindows:
         centres = np.array([g.cell_centre_mm(i // GRID, i % GRID) for i in range(CELLS)])
         self.design = np.c_[centres / 100.0, np.ones(CELLS)]  # a plane in decimetres
         self.plain = np.array([i not in profile.bonus_kind for i in range(CELLS)])
+        # A cell with a printed icon shows the floor's own ink only in the ring around it.
+        rings = np.full(0, 0) if bonus_rings is None else bonus_rings.ravel()
+        self.ring_pixels = np.flatnonzero(rings >= 0)
+        self.ring_keys = rings[self.ring_pixels]
+        self.ring_cells = np.unique(self.ring_keys)
+        self.ring_counts = np.bincount(self.ring_keys, minlength=CELLS)[self.ring_cells]
 
     def read_empty(self, cells: list[str]) -> NDArray[np.bool_]:
         """The plain cells (no printed bonus icon) read as empty: the floor's witnesses."""
@@ -79,7 +94,8 @@ class CellWindows:
         return np.asarray(empty & self.plain, dtype=bool)
 
     def means(self, image: NDArray[np.uint8]) -> FloatArray:
-        """Mean of each channel of ``image`` over each window (CELLS x channels)."""
+        """Mean of each channel of ``image`` over each window (CELLS x channels); over the
+        ring around the icon for a cell with a printed icon."""
         summed = cv2.integral(image)  # 32-bit sums: a whole view of 8-bit pixels fits
         if summed.ndim == 2:
             summed = summed[..., None]
@@ -93,7 +109,14 @@ class CellWindows:
             )
         ]
         total = corners[0] - corners[1] - corners[2] + corners[3]
-        return np.asarray(total / self.counts[:, None], dtype=np.float64)
+        means = np.asarray(total / self.counts[:, None], dtype=np.float64)
+        if len(self.ring_cells):
+            flat = image.reshape(-1, means.shape[1])
+            at_rings = flat[self.ring_pixels]
+            for channel in range(means.shape[1]):
+                sums = np.bincount(self.ring_keys, at_rings[:, channel], minlength=CELLS)
+                means[self.ring_cells, channel] = sums[self.ring_cells] / self.ring_counts
+        return means
 
 
 @dataclass(frozen=True)
@@ -129,6 +152,9 @@ class FloorModel:
     path_lightness: FloatArray  # along BRIGHTENING, increasing
     path_da: FloatArray  # chroma change from the floor's own, along the path
     path_db: FloatArray
+    # The floor's lightness at every cell, fitted to the floor cells that are not washed
+    # out; ``None`` when too few show.
+    lightness: FloatArray | None = None
 
     def expected(self, lightness: FloatArray) -> tuple[FloatArray, FloatArray]:
         """The floor's chroma at each cell, seen as bright as the cell is."""
@@ -151,6 +177,7 @@ def fit_floor(
     if raw_floor_bgr is None:
         flat = np.zeros(len(BRIGHTENING))
         return FloorModel(a, b, np.linspace(0.0, 255.0, len(BRIGHTENING)), flat, flat)
+    lightness = _floor_lightness(cells, colour, windows, a, b)
     brightened = np.minimum(raw_floor_bgr[None, :] * BRIGHTENING[:, None], 255.0)
     lab = to_analysis(np.round(brightened).astype(np.uint8).reshape(-1, 1, 3)).reshape(-1, 3)
     path = lab.astype(np.float64)
@@ -165,6 +192,7 @@ def fit_floor(
         path[:, 0],
         path[:, 1] - own[1],
         path[:, 2] - own[2],
+        lightness,
     )
 
 
@@ -187,36 +215,65 @@ def _floor_plane(
 ) -> tuple[FloatArray, FloatArray]:
     """A plane in (x, y) fitted to the chroma of the cells read empty, dropping cells off it
     (a washed tile read as floor) and fitting again; the printed colour if too few remain."""
-    fallback = (np.full(CELLS, printed_floor_ab[0]), np.full(CELLS, printed_floor_ab[1]))
     chosen = windows.read_empty(cells) & (colour.washed_out < WASHED_OUT_MIN)
-    used = np.flatnonzero(chosen)
+    fitted = _robust_plane(windows, np.flatnonzero(chosen), np.c_[colour.a, colour.b])
+    if fitted is None:
+        return np.full(CELLS, printed_floor_ab[0]), np.full(CELLS, printed_floor_ab[1])
+    return np.asarray(fitted[:, 0]), np.asarray(fitted[:, 1])
+
+
+def _floor_lightness(
+    cells: list[str], colour: CellColour, windows: CellWindows, a: FloatArray, b: FloatArray
+) -> FloatArray | None:
+    """The light field over the floor: a plane fitted to the lightness of the cells that
+    show the floor's chroma unclipped."""
+    off = np.hypot(colour.a - a, colour.b - b)
+    chosen = (
+        windows.read_empty(cells) & (colour.washed_out < WASHED_OUT_MIN) & (off <= FLOOR_MATCH_MAX)
+    )
+    fitted = _robust_plane(windows, np.flatnonzero(chosen), colour.lightness[:, None])
+    return None if fitted is None else np.asarray(fitted[:, 0])
+
+
+def _robust_plane(
+    windows: CellWindows, used: NDArray[np.intp], values: FloatArray
+) -> FloatArray | None:
+    """``values`` (cells x channels) of the ``used`` cells fitted by a plane in (x, y),
+    dropping cells off it and fitting again; ``None`` if too few cells remain."""
     if len(used) < FLOOR_FIT_MIN_CELLS:
-        return fallback
+        return None
     design = windows.design[used]
-    values = np.c_[colour.a[used], colour.b[used]]
+    seen = values[used]
     keep = np.ones(len(used), dtype=bool)
-    coef = np.zeros((3, 2))
+    coef = np.zeros((3, values.shape[1]))
     for _ in range(FLOOR_FIT_ROUNDS):
-        coef, *_ = np.linalg.lstsq(design[keep], values[keep], rcond=None)
-        off = np.hypot(*(design @ coef - values).T)
+        coef, *_ = np.linalg.lstsq(design[keep], seen[keep], rcond=None)
+        off = np.sqrt(((design @ coef - seen) ** 2).sum(axis=1))
         keep = off <= max(FLOOR_OUTLIER_SPREAD * float(np.median(off[keep])), FLOOR_OUTLIER_MIN)
         if keep.sum() < FLOOR_FIT_MIN_CELLS:
-            return fallback
-    fitted = windows.design @ coef
-    return np.asarray(fitted[:, 0]), np.asarray(fitted[:, 1])
+            return None
+    return np.asarray(windows.design @ coef, dtype=np.float64)
+
+
+def shows_floor(colour: CellColour, floor: FloorModel, windows: CellWindows) -> NDArray[np.bool_]:
+    """Cells whose colour proves bare floor: the floor's chroma at that place, and no
+    more light than the floor gets there if the sensor clipped it (glare washes a glossy
+    tile to the floor's colour, never to the floor's light field)."""
+    ea, eb = floor.expected(colour.lightness)
+    off = np.hypot(colour.a - ea, colour.b - eb)
+    washed = colour.washed_out >= WASHED_OUT_MIN
+    if floor.lightness is None:
+        exposure = np.zeros(CELLS, dtype=bool)
+    else:
+        exposure = colour.lightness - floor.lightness <= WASHED_FLOOR_EXCESS_MAX
+    return np.asarray((off <= FLOOR_MATCH_MAX) & (~washed | exposure))
 
 
 def prove_empty(
     cells: list[str], colour: CellColour, floor: FloorModel, windows: CellWindows
 ) -> list[str]:
-    """Cells read as floor that do not show the floor's colour become ``?``.
-
-    The chroma test needs plain floor (a printed bonus icon has its own ink); a washed-out
-    cell is unproven wherever it lies, icon or not: glare hides whatever is there.
-    """
-    ea, eb = floor.expected(colour.lightness)
-    off = np.hypot(colour.a - ea, colour.b - eb)
-    unproven = ((off > FLOOR_MATCH_MAX) & windows.plain) | (colour.washed_out >= WASHED_OUT_MIN)
+    """Cells read as floor that do not show the floor's colour become ``?``."""
+    unproven = ~shows_floor(colour, floor, windows)
     return ["?" if c == "." and unproven[i] else c for i, c in enumerate(cells)]
 
 
@@ -232,17 +289,10 @@ def admit_floor(
 
     A lamp of another colour on one side of the board pushes the bare floor there out of
     the floor class, so those cells are read as unknown; the floor fitted to the rest of
-    the board still predicts them.  The proof is the one :func:`prove_empty` asks for:
-    the floor's chroma at that place, no clipping, and no species colour.
+    the board still predicts them.  The proof is the one :func:`prove_empty` asks for, and
+    no species colour.
     """
-    ea, eb = floor.expected(colour.lightness)
-    off = np.hypot(colour.a - ea, colour.b - eb)
-    proven = (
-        (off <= FLOOR_MATCH_MAX)
-        & (colour.washed_out < WASHED_OUT_MIN)
-        & (species_share <= stray_max)
-        & windows.plain
-    )
+    proven = shows_floor(colour, floor, windows) & (species_share <= stray_max)
     return ["." if c == "?" and proven[i] else c for i, c in enumerate(cells)]
 
 
@@ -255,4 +305,5 @@ __all__ = [
     "fit_floor",
     "prove_empty",
     "raw_floor_colour",
+    "shows_floor",
 ]

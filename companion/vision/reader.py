@@ -87,7 +87,7 @@ class BoardReader:
         # Every 7th pixel of the bare sheet ring, as flat indices (a mask is slow to apply).
         self._ring_samples = np.flatnonzero(self.layout.ring_mask)[::7]
         self._locator = BoardLocator(profile)
-        self._windows = CellWindows(self.layout.cell_labels, profile)
+        self._windows = CellWindows(self.layout.cell_labels, profile, self.layout.bonus_rings)
         self.cell_rules = CellRules()
         self.worker_rules = WorkerRules()
 
