@@ -2,9 +2,10 @@
 
 The dashboard's generic pages (``/``, ``/tv``, ``/phone``, ``/setup``, ``/history``) ask the
 registry for the game a view belongs to (its ``game_kind``) and render that game's templates
-inside the generic shells.  A game's templates live in its own package and are found under its
-name: ``"garum/_table.html"`` is ``_table.html`` in Garum's template folder.  Everything here is
-plain Python and Jinja data, so the games stay below the web layer: no Flask, no requests.
+inside the generic shells.  A game's templates live in its own package and are found under
+its name: ``"<game>/_table.html"`` is ``_table.html`` in that game's template folder.
+Everything here is plain Python and Jinja data, so the games stay below the web layer: no
+Flask, no requests.
 """
 
 from __future__ import annotations
@@ -36,16 +37,15 @@ class PageKit(Protocol):
     """One game's pages; see the module docstring."""
 
     templates: PageTemplates
+    stylesheet: str  # a file in ``static_folder()``, linked on every page
 
     def template_folder(self) -> Path:
         """The folder holding the game's Jinja templates."""
         ...
 
     def static_folder(self) -> Path:
-        """The folder holding the game's static files; ``stylesheet`` is linked on every page."""
+        """The folder holding the game's static files (its stylesheet)."""
         ...
-
-    stylesheet: str
 
     def context(self, view: Mapping[str, Any], *, operator: bool) -> dict[str, Any]:
         """The template context for one view (the table's snapshot, or a replayed step).

@@ -14,7 +14,7 @@ MAX_PATH_CHARS = 512
 
 
 def safe_return_path(raw: str | None) -> str:
-    """``raw`` if it is a same-site path such as ``/ides`` or ``/history/3?step=2``, else ``/``.
+    """``raw`` if it is a same-site path such as ``/tv`` or ``/history/3?step=2``, else ``/``.
 
     Refused: absolute URLs, scheme-relative ``//host``, backslashes (browsers read ``/\\host``
     as ``//host``), control characters, and anything not starting with one ``/``."""
