@@ -13,6 +13,8 @@ from typing import Any
 from jinja2 import BaseLoader, Environment, FileSystemLoader, TemplateNotFound
 
 from companion.games.page_seam import PageKit
+from companion.games.plain_pages import PlainPages
+from companion.games.plugin import GamePlugin
 from companion.games.registry import DEFAULT_GAME, game, games
 
 PARTS = ("table", "tv", "phone", "setup_fields", "replay")
@@ -24,21 +26,23 @@ def game_kind(view: Mapping[str, Any]) -> str:
     return kind if isinstance(kind, str) and kind else DEFAULT_GAME
 
 
-def kit_for(kind: str) -> PageKit:
-    """The page kit of the game called ``kind`` (an input error if no such game)."""
-    kit: PageKit = game(kind).pages()
+def _kit_of(plugin: GamePlugin) -> PageKit:
+    """A game's own page kit, or the plain one while the game brings none."""
+    try:
+        kit: PageKit = plugin.pages()
+    except NotImplementedError:
+        return PlainPages(plugin.title)
     return kit
 
 
+def kit_for(kind: str) -> PageKit:
+    """The page kit of the game called ``kind`` (an input error if no such game)."""
+    return _kit_of(game(kind))
+
+
 def installed_kits() -> dict[str, PageKit]:
-    """Every installed game that has pages, by name (games without pages are left out)."""
-    found: dict[str, PageKit] = {}
-    for name, plugin in games().items():
-        try:
-            found[name] = plugin.pages()
-        except NotImplementedError:
-            continue
-    return found
+    """Every installed game's page kit, by name."""
+    return {name: _kit_of(plugin) for name, plugin in games().items()}
 
 
 def template_of(kind: str, part: str) -> str:
