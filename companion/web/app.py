@@ -38,7 +38,7 @@ def create_app(config: WebConfig | None = None, services: Services | None = None
     app.extensions["companion"] = services
     app.extensions["companion_login"] = LoginThrottle()
     app.extensions["companion_sessions"] = OperatorSessions()
-    app.extensions["companion_partials"] = {}  # (game, page, version) -> viewers' HTML
+    app.extensions["companion_partials"] = {}  # (template, version) -> viewers' HTML
 
     app.register_blueprint(api_bp)
     app.register_blueprint(pages_bp)

@@ -43,7 +43,6 @@ from companion.web.validate import SQLITE_MAX_INTEGER
 
 bp = Blueprint("pages", __name__)
 
-LIVE_VIEWS = ("table", "tv", "phone")
 PARTIALS_CACHED = 16  # rendered viewer partials kept before the cache starts afresh
 
 
@@ -57,7 +56,6 @@ def _live_page(page: str) -> str:
     view = current_view()
     return render_template(
         f"{page}.html",
-        kind=page,
         part=template_of(game_kind(view), page),
         events_url=events_url(),
         **page_context(view),
@@ -79,22 +77,22 @@ def phone() -> str:
     return _live_page("phone")
 
 
-@bp.get("/live/<any(table, tv, phone):kind>")
-def live(kind: str) -> str:
+@bp.get("/live/<any(table, tv, phone):page>")
+def live(page: str) -> str:
     """The changing part of a page, fetched again on every server-sent event.
 
     Every viewer (not the operator, whose copy has forms) gets the same HTML for a
     version, so it is rendered once per change, not once per phone.
     """
     view = current_view()
-    game = game_kind(view)
+    part = template_of(game_kind(view), page)
     if is_operator():
-        return render_template(template_of(game, kind), kind=kind, **page_context(view))
-    cache: dict[tuple[str, str, int], str] = current_app.extensions["companion_partials"]
-    key = (game, kind, int(view["version"]))
+        return render_template(part, **page_context(view))
+    cache: dict[tuple[str, int], str] = current_app.extensions["companion_partials"]
+    key = (part, int(view["version"]))
     html = cache.get(key)
     if html is None:
-        html = render_template(template_of(game, kind), kind=kind, **page_context(view))
+        html = render_template(part, **page_context(view))
         if len(cache) > PARTIALS_CACHED:
             cache.clear()
         cache[key] = html
@@ -205,7 +203,7 @@ def history() -> str:
     for start in log.games():
         h = fold(log.events(start.game))
         kind = header_kind(start.payload)
-        games.append({"game": start.game, "kind": kind, **_summary(kind, start.payload),
+        games.append({"game": start.game, "game_kind": kind, **_summary(kind, start.payload),
                       "turns": len(h.boards), "ended": h.ended, "at_s": start.at_s,
                       "seal": h.end_hash})  # fmt: skip
     return render_template("history.html", games=games[::-1], verification=log.verify())
