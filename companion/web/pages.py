@@ -155,30 +155,39 @@ def setup_form() -> Any:
     return _setup_page(request.args.get("game") or game_kind(current_view()))
 
 
-@bp.post("/operator/<any(new_game, accept, correct, undo, end, choose_vat, acknowledge):action>")
-@operator_required
-def operator_form(action: str) -> Any:
-    """The dashboard's buttons; errors come back as a message on the page."""
-    kind = (request.form.get("game") or DEFAULT_GAME) if action == "new_game" else None
+def _new_game_form() -> Any:
+    """The setup form sent: the chosen game's kit reads its fields, the table starts it."""
+    kind = request.form.get("game") or DEFAULT_GAME
     try:
-        if action == "new_game":
-            assert kind is not None
-            result = start_game(kind, kit_for(kind).setup_request(request.form.to_dict(flat=False)))
-        elif action == "correct":
-            board = loads_bounded(request.form.get("board", ""), source="board")
-            result = perform(action, {"board": board}, from_form=True)
-        else:
-            result = perform(action, dict(request.form), from_form=True)
+        kit = kit_for(kind)
+        result = start_game(kind, kit.setup_request(request.form.to_dict(flat=False)))
     except UnknownGame as exc:
         flash(str(exc), "error")
         return _setup_page(DEFAULT_GAME, form=request.form), 400
     except CompanionError as exc:
         flash(str(exc), "error")
-        if kind is not None:
-            return _setup_page(kind, form=request.form), 400
+        return _setup_page(kind, form=request.form), 400
+    flash(kit.action_message("new_game", result), "ok")
+    return redirect(url_for("pages.table"))
+
+
+@bp.post("/operator/<any(new_game, accept, correct, undo, end, choose_vat, acknowledge):action>")
+@operator_required
+def operator_form(action: str) -> Any:
+    """The dashboard's buttons; errors come back as a message on the page."""
+    if action == "new_game":
+        return _new_game_form()
+    try:
+        if action == "correct":
+            board = loads_bounded(request.form.get("board", ""), source="board")
+            result = perform(action, {"board": board}, from_form=True)
+        else:
+            result = perform(action, dict(request.form), from_form=True)
+    except CompanionError as exc:
+        flash(str(exc), "error")
     else:
-        shown = game_kind(current_view()) if kind is None else kind
-        flash(kit_for(shown).action_message(action, result), "ok")
+        kit = kit_for(game_kind(current_view()))
+        flash(kit.action_message(action, result), "ok")
     return redirect(url_for("pages.table"))
 
 
@@ -189,10 +198,10 @@ def header_kind(header: dict[str, Any]) -> str:
 
 
 def _summary(kind: str, header: dict[str, Any]) -> dict[str, Any]:
+    """The history list's words for one logged game (a game no longer installed by name)."""
     try:
-        plugin = game(kind)
-        return {"title": plugin.title, **plugin.pages().history_summary(header)}
-    except (UnknownGame, NotImplementedError):
+        return {"title": game(kind).title, **kit_for(kind).history_summary(header)}
+    except UnknownGame:
         return {"title": kind, "setup": "", "players": []}
 
 
