@@ -12,7 +12,10 @@ lazily, so listing the installed games stays cheap and a game's optional depende
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from companion.games.page_seam import PageKit
 
 
 @runtime_checkable
@@ -32,8 +35,9 @@ class GamePlugin(Protocol):
 
     # -- web layer: views and pages --------------------------------------------------------
 
-    def pages(self) -> Any:
-        """The game's page kit for the dashboard."""
+    def pages(self) -> PageKit:
+        """The game's page kit for the dashboard (templates, view to page context, setup
+        form); see :mod:`companion.games.page_seam`."""
         ...
 
     # -- café and command line --------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Flask, jsonify, request
+from jinja2 import ChoiceLoader
 from markupsafe import escape
 from werkzeug.exceptions import HTTPException
 
@@ -12,9 +13,10 @@ from companion.errors import CompanionError, InputError
 from companion.web.api import bp as api_bp
 from companion.web.auth import LoginThrottle, OperatorSessions, csrf_token, is_operator
 from companion.web.config import WebConfig
-from companion.web.end_screen import track_top, winner_words
+from companion.web.game_pages import GamesLoader
 from companion.web.headers import send_security_headers
 from companion.web.ides import bp as ides_bp
+from companion.web.page_globals import PAGE_GLOBALS
 from companion.web.pages import bp as pages_bp
 from companion.web.services import Services
 from companion.web.validate import BoundedJSONProvider, limit_request_size
@@ -36,13 +38,14 @@ def create_app(config: WebConfig | None = None, services: Services | None = None
     app.extensions["companion"] = services
     app.extensions["companion_login"] = LoginThrottle()
     app.extensions["companion_sessions"] = OperatorSessions()
-    app.extensions["companion_partials"] = {}  # (page, version) -> viewers' HTML
+    app.extensions["companion_partials"] = {}  # (template, version) -> viewers' HTML
 
     app.register_blueprint(api_bp)
     app.register_blueprint(pages_bp)
     app.register_blueprint(ides_bp)
 
-    app.jinja_env.globals.update(track_top=track_top, winner_words=winner_words)
+    app.jinja_env.loader = ChoiceLoader([app.create_global_jinja_loader(), GamesLoader()])
+    app.jinja_env.globals.update(PAGE_GLOBALS)
 
     @app.context_processor
     def _globals() -> dict[str, Any]:

@@ -1,4 +1,9 @@
-"""Server-rendered pages: the table, the TV kiosk, the phone view, setup, history, replay."""
+"""Server-rendered pages for whatever game the table plays: the table, the TV kiosk, the phone
+view, setup with a game picker, history, replay, and the operator's login.
+
+These are shells: the game's own templates fill them, found through its page kit
+(:mod:`companion.web.game_pages`) by the view's ``game_kind``.
+"""
 
 from __future__ import annotations
 
@@ -16,126 +21,105 @@ from flask import (
     redirect,
     render_template,
     request,
+    send_from_directory,
     url_for,
 )
 
-from companion.boards.profile import BoardProfile, load_profile
 from companion.bounded_json import loads_bounded
 from companion.errors import CompanionError
-from companion.games.garum.rules import COLOUR_NAMES
+from companion.games.registry import DEFAULT_GAME, UnknownGame, game
 from companion.table.history import fold
-from companion.table.log import EventKind
+from companion.table.log import Event, EventKind
 from companion.table.ports import LightStatus, TableLights
 from companion.table.replay import export_lines, game_at
 from companion.table.view import table_view, viewer_view
-from companion.web.api import caller_view, perform
+from companion.web.api import perform
 from companion.web.auth import csrf_required, is_operator, log_in, log_out, operator_required
-from companion.web.board_svg import board_svg
-from companion.web.end_screen import action_message
-from companion.web.result_image import result_svg
+from companion.web.current import current_view, events_url, start_game
+from companion.web.game_pages import game_kind, installed_kits, kit_for, template_of
+from companion.web.return_path import safe_return_path
 from companion.web.services import services
 from companion.web.validate import SQLITE_MAX_INTEGER
 
 bp = Blueprint("pages", __name__)
 
-LIVE_VIEWS = ("table", "tv", "phone")
+PARTIALS_CACHED = 16  # rendered viewer partials kept before the cache starts afresh
 
 
-def _profile(view: dict[str, Any]) -> BoardProfile:
-    name = view["setup"]["board"] if view.get("setup") else "troia"
-    return load_profile(name)
+def page_context(view: dict[str, Any]) -> dict[str, Any]:
+    """A view's template context from its game's kit, plus the name of its game."""
+    kind = game_kind(view)
+    return {"game_kind": kind, **kit_for(kind).context(view, operator=is_operator())}
 
 
-def board_context(view: dict[str, Any]) -> dict[str, Any]:
-    """The SVG boards a view needs: the validated board, and the observed one when flagged."""
-    profile = _profile(view)
-    turn = view.get("turn") or {}
-    flag = view.get("flag")
-    boards = {
-        "board_svg": board_svg(
-            profile,
-            view["board"],
-            active_vat=turn.get("vat"),
-            legal_cells=turn.get("legal_cells", ()),
-            legal_lines=turn.get("legal_worker_spaces", ()),
-            flagged_cells=flag["cells"] if flag else (),
-            flagged_lines=flag["lines"] if flag else (),
-            title="The validated board",
-        )
-    }
-    if flag:
-        boards["observed_svg"] = board_svg(
-            profile,
-            flag["observed"],
-            flagged_cells=flag["cells"],
-            flagged_lines=flag["lines"],
-            title="What the camera sees",
-        )
-    if flag and is_operator():
-        boards["editor_svg"] = board_svg(
-            profile,
-            flag["observed"],
-            flagged_cells=flag["cells"],
-            flagged_lines=flag["lines"],
-            title="Correct the reading: click cells and worker spaces",
-            editable=True,
-        )
-    return {
-        "v": view,
-        "colour_names": COLOUR_NAMES,
-        "profile": profile,
-        "species_colours": profile.colours.species,
-        **boards,
-    }
+def _live_page(page: str) -> str:
+    view = current_view()
+    return render_template(
+        f"{page}.html",
+        part=template_of(game_kind(view), page),
+        events_url=events_url(),
+        **page_context(view),
+    )
 
 
 @bp.get("/")
 def table() -> str:
-    return render_template("table.html", kind="table", **board_context(caller_view()))
+    return _live_page("table")
 
 
 @bp.get("/tv")
 def tv() -> str:
-    return render_template("tv.html", kind="tv", **board_context(caller_view()))
+    return _live_page("tv")
 
 
 @bp.get("/phone")
 def phone() -> str:
-    return render_template("phone.html", kind="phone", **board_context(caller_view()))
+    return _live_page("phone")
 
 
-@bp.get("/live/<any(table, tv, phone):kind>")
-def live(kind: str) -> str:
+@bp.get("/live/<any(table, tv, phone):page>")
+def live(page: str) -> str:
     """The changing part of a page, fetched again on every server-sent event.
 
     Every viewer (not the operator, whose copy has forms) gets the same HTML for a
     version, so it is rendered once per change, not once per phone.
     """
-    view = caller_view()
+    view = current_view()
+    part = template_of(game_kind(view), page)
     if is_operator():
-        return render_template(f"_{kind}.html", kind=kind, **board_context(view))
+        return render_template(part, **page_context(view))
     cache: dict[tuple[str, int], str] = current_app.extensions["companion_partials"]
-    key = (kind, int(view["version"]))
+    key = (part, int(view["version"]))
     html = cache.get(key)
     if html is None:
-        html = render_template(f"_{kind}.html", kind=kind, **board_context(view))
-        if len(cache) > 16:
+        html = render_template(part, **page_context(view))
+        if len(cache) > PARTIALS_CACHED:
             cache.clear()
         cache[key] = html
     return html
 
 
+@bp.get("/games/<string:game>/static/<path:filename>")
+def game_static(game: str, filename: str) -> Response:
+    """A game's own static files (its stylesheet), from its package."""
+    kits = installed_kits()
+    if game not in kits:
+        abort(404)
+    return send_from_directory(kits[game].static_folder(), filename, max_age=3600)
+
+
 @bp.get("/login")
 def login_form() -> str:
-    return render_template("login.html")
+    return render_template("login.html", next=safe_return_path(request.args.get("next")))
 
 
 @bp.post("/login")
 @csrf_required
 def login() -> Any:
+    back = safe_return_path(request.form.get("next"))
     if log_in(request.form.get("pin", "")):
-        return redirect(url_for("pages.table"))
-    return render_template("login.html", failed=True), 401
+        return redirect(back)
+    return render_template("login.html", failed=True, next=back), 401
 
 
 @bp.post("/logout")
@@ -145,57 +129,80 @@ def logout() -> Any:
     return redirect(url_for("pages.table"))
 
 
+NOT_IN_PLAY = ("setup", "ended", "over")  # the statuses games give a table with no game on
+
+
 def _game_in_play() -> bool:
-    return services().table.snapshot().get("status") not in ("setup", "ended")
+    return current_view().get("status") not in NOT_IN_PLAY
+
+
+def _setup_page(kind: str, form: Any = None) -> str:
+    kit = kit_for(kind)
+    return render_template(
+        "setup.html",
+        games={name: game(name).title for name in installed_kits()},
+        chosen=kind,
+        fields=template_of(kind, "setup_fields"),
+        form=form,
+        in_play=_game_in_play(),
+        **kit.setup_context(),
+    )
 
 
 @bp.get("/setup")
 def setup_form() -> Any:
-    return render_template("setup.html", colour_names=COLOUR_NAMES, in_play=_game_in_play())
+    """The new-game form: a picker of the installed games, then the chosen game's fields."""
+    return _setup_page(request.args.get("game") or game_kind(current_view()))
 
 
-def _form_new_game() -> dict[str, Any]:
-    seats = []
-    for i in range(4):
-        name = request.form.get(f"name{i}", "").strip()
-        colours = [c for c in request.form.getlist(f"colours{i}") if c]
-        if name or colours:
-            seats.append({"name": name, "colours": colours})
-    ghost = request.form.get("ghost") or None
+def _new_game_form() -> Any:
+    """The setup form sent: the chosen game's kit reads its fields, the table starts it."""
+    kind = request.form.get("game") or DEFAULT_GAME
     try:
-        first = int(request.form.get("first_seat", "0"))
-    except ValueError:
-        first = -1
-    return {
-        "board": request.form.get("board", "troia"),
-        "variant": request.form.get("variant", "standard"),
-        "seats": seats,
-        "ghost": ghost,
-        "first_seat": first,
-    }
+        kit = kit_for(kind)
+        result = start_game(kind, kit.setup_request(request.form.to_dict(flat=False)))
+    except UnknownGame as exc:
+        flash(str(exc), "error")
+        return _setup_page(DEFAULT_GAME, form=request.form), 400
+    except CompanionError as exc:
+        flash(str(exc), "error")
+        return _setup_page(kind, form=request.form), 400
+    flash(kit.action_message("new_game", result), "ok")
+    return redirect(url_for("pages.table"))
 
 
 @bp.post("/operator/<any(new_game, accept, correct, undo, end, choose_vat, acknowledge):action>")
 @operator_required
 def operator_form(action: str) -> Any:
     """The dashboard's buttons; errors come back as a message on the page."""
+    if action == "new_game":
+        return _new_game_form()
     try:
-        if action == "new_game":
-            data = _form_new_game()
-        elif action == "correct":
-            data = {"board": loads_bounded(request.form.get("board", ""), source="board")}
+        if action == "correct":
+            board = loads_bounded(request.form.get("board", ""), source="board")
+            result = perform(action, {"board": board}, from_form=True)
         else:
-            data = dict(request.form)
-        result = perform(action, data, from_form=True)
+            result = perform(action, dict(request.form), from_form=True)
     except CompanionError as exc:
         flash(str(exc), "error")
-        if action == "new_game":
-            return render_template(
-                "setup.html", colour_names=COLOUR_NAMES, form=request.form, in_play=_game_in_play()
-            ), 400
     else:
-        flash(action_message(action, result), "ok")
+        kit = kit_for(game_kind(current_view()))
+        flash(kit.action_message(action, result), "ok")
     return redirect(url_for("pages.table"))
+
+
+def header_kind(header: dict[str, Any]) -> str:
+    """The game a logged game was, from its opening event (older logs name no game)."""
+    kind = header.get("game")
+    return kind if isinstance(kind, str) and kind else DEFAULT_GAME
+
+
+def _summary(kind: str, header: dict[str, Any]) -> dict[str, Any]:
+    """The history list's words for one logged game (a game no longer installed by name)."""
+    try:
+        return {"title": game(kind).title, **kit_for(kind).history_summary(header)}
+    except UnknownGame:
+        return {"title": kind, "setup": "", "players": []}
 
 
 @bp.get("/history")
@@ -204,9 +211,23 @@ def history() -> str:
     games = []
     for start in log.games():
         h = fold(log.events(start.game))
-        games.append({"game": start.game, "header": start.payload, "turns": len(h.boards),
-                      "ended": h.ended, "at_s": start.at_s, "seal": h.end_hash})  # fmt: skip
+        kind = header_kind(start.payload)
+        games.append({"game": start.game, "game_kind": kind, **_summary(kind, start.payload),
+                      "turns": len(h.boards), "ended": h.ended, "at_s": start.at_s,
+                      "seal": h.end_hash})  # fmt: skip
     return render_template("history.html", games=games[::-1], verification=log.verify())
+
+
+def _disputes(events: list[Event]) -> list[dict[str, Any]]:
+    """The flagged readings of a game, each with the photo of the reading judged."""
+    disputes = []
+    photo = None
+    for e in events:
+        if e.kind is EventKind.READING:
+            photo = e.photo
+        elif e.kind is EventKind.VERDICT and e.payload.get("outcome") in ("dispute", "desync"):
+            disputes.append({**e.payload, "after_photo": photo})
+    return disputes
 
 
 @bp.get(f"/history/<int(max={SQLITE_MAX_INTEGER}):game>")
@@ -224,21 +245,16 @@ def replay(game: int) -> str:
     view = table_view("replay", g, shown, TableLights(LightStatus.IDLE))
     if not is_operator():
         view = viewer_view(view)
-    disputes = []
-    photo = None
-    for e in events:
-        if e.kind is EventKind.READING:
-            photo = e.photo
-        elif e.kind is EventKind.VERDICT and e.payload.get("outcome") in ("dispute", "desync"):
-            disputes.append({**e.payload, "after_photo": photo})
+    view["game_kind"] = header_kind(events[0].payload)
     return render_template(
         "replay.html",
         step=step,
         total=total,
         game=game,
         events=events,
-        disputes=disputes,
-        **board_context(view),
+        disputes=_disputes(events),
+        part=template_of(view["game_kind"], "replay"),
+        **page_context(view),
     )
 
 
@@ -269,16 +285,19 @@ def _ended_view(game: int) -> dict[str, Any]:
     if h.ended is None and not is_operator():
         abort(403, "this game is still in play: its result is for the operator until it ends")
     g = game_at(h, len(h.steps))
-    return table_view("ended", g, replace(h, flag=None), TableLights(LightStatus.IDLE))
+    view = table_view("ended", g, replace(h, flag=None), TableLights(LightStatus.IDLE))
+    return {**view, "game_kind": header_kind(events[0].payload)}
 
 
 @bp.get(f"/history/<int(max={SQLITE_MAX_INTEGER}):game>/result.svg")
 def result_image(game: int) -> Response:
     """The final board with the scores, as one SVG file to keep or print."""
     view = _ended_view(game)
-    body = result_svg(_profile(view), view, game)
+    body = kit_for(game_kind(view)).result_image(view, game)
+    if body is None:
+        abort(404, f"game {game} has no result image")
     return Response(
-        str(body),
+        body,
         mimetype="image/svg+xml",
         headers={"Content-Disposition": f'attachment; filename="game-{game}-result.svg"'},
     )

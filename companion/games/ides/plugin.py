@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from companion.games.page_seam import PageKit
 
 
 class IdesPlugin:
@@ -12,8 +15,10 @@ class IdesPlugin:
     def referee(self) -> Any:
         raise NotImplementedError("the table layer's hook is not wired yet")
 
-    def pages(self) -> Any:
-        raise NotImplementedError("the web layer's hook is not wired yet")
+    def pages(self) -> PageKit:
+        from companion.games.ides.pages import PAGES
+
+        return PAGES
 
     def commands(self) -> Any:
         raise NotImplementedError("the command line's hook is not wired yet")

@@ -4,16 +4,17 @@ is gone."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from markupsafe import Markup, escape
 
 from companion.boards.profile import BoardProfile
+from companion.games.garum.pages.board_svg import board_svg
+from companion.games.garum.pages.end_screen import winner_words
+from companion.games.garum.pages.folders import STATIC_FOLDER, STYLESHEET
 from companion.games.garum.rules import COLOUR_NAMES
-from companion.web.board_svg import board_svg
-from companion.web.end_screen import winner_words
 
 LINE_MM = 14.0
 MARGIN_MM = 12.0
@@ -22,7 +23,7 @@ MARGIN_MM = 12.0
 @cache
 def _board_style() -> str:
     """The dashboard's own board rules, so the file looks like the page without a second copy."""
-    css = (Path(__file__).parent / "static" / "companion.css").read_text(encoding="utf-8")
+    css = (STATIC_FOLDER / STYLESHEET).read_text(encoding="utf-8")
     return "\n".join(line for line in css.splitlines() if line.startswith("svg.board"))
 
 
@@ -31,7 +32,7 @@ def _text(x: float, y: float, words: str, css: str = "") -> str:
     return f'<text x="{x:.1f}" y="{y:.1f}"{klass}>{escape(words)}</text>'
 
 
-def result_svg(profile: BoardProfile, view: dict[str, Any], game: int) -> Markup:
+def result_svg(profile: BoardProfile, view: Mapping[str, Any], game: int) -> Markup:
     """``view`` (a table view of the ended game) drawn as one SVG file, true size in mm."""
     w, h = profile.geometry.sheet_mm
     setup = view["setup"]

@@ -4,6 +4,7 @@ a score-track scale that fits real totals."""
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from companion.games.garum import SeatScore, winner_reason
@@ -28,7 +29,7 @@ def action_message(action: str, result: Any) -> str:
     return ACTION_RESULTS.get(str(result), f"{action.replace('_', ' ').capitalize()}: {result}.")
 
 
-def winner_words(view: dict[str, Any]) -> str:
+def winner_words(view: Mapping[str, Any]) -> str:
     """Who won and why (the tie-break in words), or nothing before the game has scores."""
     scores = view.get("scores")
     if not scores:
@@ -47,7 +48,7 @@ def winner_words(view: dict[str, Any]) -> str:
     return winner_reason(seats)
 
 
-def track_top(view: dict[str, Any]) -> int:
+def track_top(view: Mapping[str, Any]) -> int:
     """The score the track bars are drawn against: the best total rounded up to whole laps
     of the board's track, so a bar shows a real score and not just the lap remainder."""
     setup = view.get("setup") or {}
