@@ -19,6 +19,7 @@ import threading
 import time
 from pathlib import Path
 
+from companion.arguments import positive_count, seconds, seed
 from companion.cafe.broker import BrokerSettings
 from companion.cafe.hub import HubSubscriber
 from companion.cafe.hub_web import create_hub_app
@@ -26,10 +27,9 @@ from companion.cafe.mosquitto import LocalBroker
 from companion.cafe.publisher import PublisherOptions, TablePublisher
 from companion.cafe.room import Room
 from companion.cafe.simtable import SimulatedTable
-from companion.cli._arguments import positive_count, seconds, seed
-from companion.cli._progress import Progress
 from companion.errors import CompanionError
 from companion.games.garum.state import BoardState
+from companion.progress import Progress
 from companion.web.serve import DashboardServer
 
 NAME = "cafe"

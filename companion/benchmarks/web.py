@@ -18,7 +18,7 @@ import threading
 import time
 from pathlib import Path
 
-from companion.cli._arguments import positive_count, seconds
+from companion.arguments import positive_count, seconds
 from companion.games.garum import simulate_game
 from companion.games.garum.state import BoardState
 from companion.table.fakes import RecordingLights

@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from companion.cli._arguments import seconds
+from companion.arguments import seconds
 from companion.errors import CompanionError
 from companion.link import HostLink, LedReadout, StatusLight, TableLights
 from companion.link.lights import DICE_COLOURS

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import companion.cli
-from companion.cli._progress import Progress
 from companion.fuzz.hostile import Mutant, garbage, mutate_lines, mutate_value, random_bytes
 from companion.fuzz.images import hostile_image
 from companion.fuzz.inprocess import Outcome, call
 from companion.fuzz.samples import Samples, garum_samples
 from companion.fuzz.tally import ACCEPTED_INVALID, CRASH, HANG, TargetTally, shorten
+from companion.progress import Progress
 
 Entry = Callable[[Sequence[str]], int]
 ESCAPE = "\x1b"

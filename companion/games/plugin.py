@@ -12,7 +12,10 @@ lazily, so listing the installed games stays cheap and a game's optional depende
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from companion.games.command_seam import GameCommands
 
 
 @runtime_checkable
@@ -38,8 +41,8 @@ class GamePlugin(Protocol):
 
     # -- café and command line --------------------------------------------------------------
 
-    def commands(self) -> Any:
-        """The game's own CLI commands."""
+    def commands(self) -> GameCommands:
+        """The game's own subcommands and benchmarks for the command line."""
         ...
 
     def cafe(self) -> Any:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from companion.games.command_seam import GameCommands
+
 
 class GarumPlugin:
     name = "garum"
@@ -15,8 +17,10 @@ class GarumPlugin:
     def pages(self) -> Any:
         raise NotImplementedError("the web layer's hook is not wired yet")
 
-    def commands(self) -> Any:
-        raise NotImplementedError("the command line's hook is not wired yet")
+    def commands(self) -> GameCommands:
+        from companion.games.garum.commands import GarumCommands
+
+        return GarumCommands()
 
     def cafe(self) -> Any:
         raise NotImplementedError("the café's hook is not wired yet")
