@@ -23,11 +23,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.arguments import count, seed
-from companion.vision.naive_reader import NaiveReader
 from companion.boards import GRID, BoardProfile, load_profile
 from companion.errors import InputError
 from companion.games.garum.state import BoardState
 from companion.progress import Progress
+from companion.vision.naive_reader import NaiveReader
 from companion.vision.reader import BoardReader, Reading
 from companion.vision.render import random_state, render, shot_for
 
