@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
+    from companion.games.cafe_seam import GameCafe
     from companion.games.command_seam import GameCommands
 
 
@@ -45,6 +46,6 @@ class GamePlugin(Protocol):
         """The game's own subcommands and benchmarks for the command line."""
         ...
 
-    def cafe(self) -> Any:
-        """How the café summarises a table playing this game."""
+    def cafe(self) -> GameCafe:
+        """How the café follows, summarises and checks a table playing this game."""
         ...

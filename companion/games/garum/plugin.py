@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from companion.games.cafe_seam import GameCafe
 from companion.games.command_seam import GameCommands
 
 
@@ -22,8 +23,10 @@ class GarumPlugin:
 
         return GarumCommands()
 
-    def cafe(self) -> Any:
-        raise NotImplementedError("the café's hook is not wired yet")
+    def cafe(self) -> GameCafe:
+        from companion.games.garum.cafe import GarumCafe
+
+        return GarumCafe()
 
 
 GAME = GarumPlugin()

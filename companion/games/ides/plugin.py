@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from companion.games.cafe_seam import GameCafe
 from companion.games.command_seam import GameCommands
 
 
@@ -22,8 +23,10 @@ class IdesPlugin:
 
         return IdesCommands()
 
-    def cafe(self) -> Any:
-        raise NotImplementedError("the café's hook is not wired yet")
+    def cafe(self) -> GameCafe:
+        from companion.games.ides.cafe import IdesCafe
+
+        return IdesCafe()
 
 
 GAME = IdesPlugin()
