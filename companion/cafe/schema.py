@@ -7,7 +7,8 @@ have.  A message that fails any step raises :class:`Rejected` with a short reaso
 from a fixed set, so counting reasons can never grow without bound.
 
 The fields every table sends are checked here; the game a state message names
-(``game_kind``, Garum when absent) checks its own (:mod:`companion.games.cafe_seam`).
+(``game_kind``, the default game when absent) checks its own
+(:mod:`companion.games.cafe_seam`).
 What passes comes out as a small dict of exactly the fields the hub uses: nothing else a
 table sent (a board position, a 1 MB string in an unknown field) is kept.
 """
@@ -150,7 +151,8 @@ def _same_table(table: str, data: dict[str, Any]) -> None:
 
 
 def _game_kind(data: dict[str, Any]) -> str:
-    """The game the table says it plays (Garum when it does not say), installed here."""
+    """The game the table says it plays (the default game when it does not say), if it is
+    installed here."""
     kind = data.get("game_kind", DEFAULT_GAME)
     if not isinstance(kind, str) or len(kind) > GAME_KIND_CHARS or kind not in games():
         raise Rejected("bad game_kind")

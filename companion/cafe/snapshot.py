@@ -18,7 +18,7 @@ from companion.table.log import Event, EventKind, GameLog
 
 
 def game_kind_of(header: dict[str, Any]) -> str:
-    """The game a log's opening event starts; old Garum logs do not always say."""
+    """The game a log's opening event starts (the default game if it does not say)."""
     kind = header.get("game")
     return kind if isinstance(kind, str) else DEFAULT_GAME
 
