@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import random
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from companion.cli import main
 from companion.errors import InputError
+from companion.fuzz.cli_target import CliTarget
+from companion.fuzz.tally import Tally
 from companion.games import registry
-from companion.games.command_seam import BenchTarget
+from companion.games.command_seam import BenchTarget, CaseFiles, CaseMaker, CliCase
 from companion.games.registry import games
 
 
@@ -43,6 +47,13 @@ class ToyCommands:
 
     def bench_targets(self) -> Sequence[BenchTarget]:
         return [CountBench()]
+
+    def fuzz_cases(self, files: CaseFiles, rng: random.Random) -> Sequence[tuple[float, CaseMaker]]:
+        def negative_faces() -> CliCase:
+            faces = str(-rng.randrange(1, 100))
+            return CliCase("toyroll: no faces", ["toyroll", "--faces", faces], faces, True)
+
+        return [(1, negative_faces)]
 
 
 class ToyGame:
@@ -107,3 +118,15 @@ def test_the_installed_games_keep_the_spec_commands(capsys: pytest.CaptureFixtur
     listed = capsys.readouterr().out
     for command in ("recognize", "score", "check", "simulate", "calibrate", "markers"):
         assert f"    {command}" in listed
+
+
+def test_the_fuzz_sends_a_registered_game_hostile_input_to_its_commands(
+    toy: ToyGame, tmp_path: Path
+) -> None:
+    target = CliTarget(tmp_path, 7)
+    kinds = {maker().kind for _, maker in target.generators}
+    assert "toyroll: no faces" in kinds and "run: hostile configuration" in kinds
+    target.generators = [(w, m) for w, m in target.generators if m().kind.startswith("toyroll")]
+    tally = Tally()
+    target.run(20, tally.target("cli"))
+    assert tally.target("cli").sent == 20 and tally.serious == 0  # each one refused in a line

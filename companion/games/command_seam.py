@@ -8,7 +8,10 @@ another package brings its commands with it.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 
@@ -23,6 +26,33 @@ class BenchTarget(Protocol):
     def run(self, args: argparse.Namespace) -> int: ...
 
 
+@dataclass(frozen=True)
+class CliCase:
+    """One hostile input to a command, for ``companion bench fuzz``."""
+
+    kind: str
+    argv: list[str]
+    how: str
+    invalid: bool  # must be refused: exit status 0 is a finding
+    preview: str = ""
+    escape_codes_matter: bool = False  # stdout must not carry the ESC character
+
+
+class CaseFiles(Protocol):
+    """Where a case's input files go; the fuzz removes them after each case."""
+
+    def write(self, name: str, data: bytes) -> str:
+        """Writes a fresh file and returns its path."""
+        ...
+
+    def scratch(self, name: str) -> Path:
+        """A fresh path for a file the command itself writes."""
+        ...
+
+
+CaseMaker = Callable[[], CliCase]
+
+
 class GameCommands(Protocol):
     """A game's part of the command line."""
 
@@ -32,4 +62,8 @@ class GameCommands(Protocol):
 
     def bench_targets(self) -> Sequence[BenchTarget]:
         """The measurements ``companion bench`` offers for this game."""
+        ...
+
+    def fuzz_cases(self, files: CaseFiles, rng: random.Random) -> Sequence[tuple[float, CaseMaker]]:
+        """Weighted makers of hostile inputs to the game's commands (``bench fuzz``)."""
         ...

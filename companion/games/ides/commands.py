@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from typing import Any
 
-from companion.games.command_seam import BenchTarget
+from companion.games.command_seam import BenchTarget, CaseFiles, CaseMaker
 
 
 class IdesCommands:
@@ -15,4 +16,8 @@ class IdesCommands:
         del subparsers
 
     def bench_targets(self) -> Sequence[BenchTarget]:
+        return ()
+
+    def fuzz_cases(self, files: CaseFiles, rng: random.Random) -> Sequence[tuple[float, CaseMaker]]:
+        del files, rng
         return ()

@@ -7,10 +7,11 @@ command line asks the registered games for their commands.
 from __future__ import annotations
 
 import importlib
+import random
 from collections.abc import Sequence
 from typing import Any
 
-from companion.games.command_seam import BenchTarget
+from companion.games.command_seam import BenchTarget, CaseFiles, CaseMaker
 
 COMMAND_MODULES = ("calibrate", "check", "markers", "recognize", "score", "simulate")
 
@@ -27,3 +28,8 @@ class GarumCommands:
         from companion.vision import bench as bench_vision
 
         return [bench_rules, bench_vision]
+
+    def fuzz_cases(self, files: CaseFiles, rng: random.Random) -> Sequence[tuple[float, CaseMaker]]:
+        from companion.games.garum.commands.fuzz_cases import GarumCliCases
+
+        return GarumCliCases.seeded(files, rng).weighted()
