@@ -223,3 +223,29 @@ def test_a_state_naming_a_game_not_installed_here_is_counted_and_dropped(
     room = room_after(iter([snapshot, {**snapshot, "game_kind": ["garum"]}]))
     assert room.card("t") is None
     assert room.rejected()["by_reason"] == {"bad game_kind": 2}
+
+
+@pytest.mark.browser
+@pytest.mark.mosquitto
+def test_the_room_page_shows_an_ides_table_by_turn_not_round(
+    tmp_path: Path, broker: LocalBroker, page: Any
+) -> None:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    log_path = tmp_path / "t.db"
+    game = ides_log(log_path, seed=2, actions=12)
+    with hub(broker.url, serve=True) as (room, _, server):
+        assert server is not None
+        publisher = start_publisher(
+            log_path, "forum-1", broker.url, options=PublisherOptions(poll_s=0.02)
+        )
+        try:
+            wait_for(lambda: room.card("forum-1"), what="the Ides table's card")
+            page.goto(server.url + "/")
+            card = page.locator('article[data-table="forum-1"]')
+            who = game.players[game.current].name
+            sync_api.expect(card.locator(".round")).to_have_text(
+                f"turn {game.turn_number} · {who} to play", timeout=10_000
+            )
+            sync_api.expect(card.locator(".game")).to_have_text("The Ides of March · electronic")
+        finally:
+            publisher.stop()
