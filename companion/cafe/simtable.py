@@ -55,6 +55,10 @@ class SimulatedTable:
         assert game is not None
         return simulate_game(game.setup, self.rng)
 
+    def feed(self, board: Shown) -> None:
+        """The camera reports ``board`` to a session whose owner thread is running."""
+        self.session.feed(Reading(board))
+
     def show(self, board: Shown) -> str:
         """The camera reports ``board``; returns the session's outcome."""
         done = self.session.submit("reading", reading=Reading(board))
