@@ -29,8 +29,9 @@ from companion.table.log import EventKind, GameLog
 NAMES = ["Ann", "Bo", "Cy"]
 
 
-def ides_log(path: Path, seed: int, actions: int) -> Game:
-    """A log holding one Ides game of ``actions`` applied actions; the game after them."""
+def ides_log(path: Path, seed: int, actions: int | None) -> Game:
+    """A log holding one Ides game of ``actions`` applied actions (all of them, and its end,
+    with None); the game after them."""
     rng = random.Random(seed)
     played = simulate(NAMES, rng)[:actions]
     with GameLog(path) as log:
@@ -46,7 +47,12 @@ def ides_log(path: Path, seed: int, actions: int) -> Game:
         for action, _ in played:
             log.append(opening.game, EventKind.IDES_ACTION, {"action": action_to_dict(action)})
             log.append(opening.game, EventKind.BUTTON, {"button": "ok", "game": "ides"})
-    return played[-1][1]
+        game = played[-1][1]
+        if actions is None:
+            assert game.over and game.winner is not None
+            reason = f"{game.players[game.winner].name} wins the Forum"
+            log.append(opening.game, EventKind.GAME_ENDED, {"reason": reason})
+    return game
 
 
 def room_after(snapshots: Iterator[dict[str, Any]]) -> Room:
@@ -73,6 +79,20 @@ def test_an_ides_game_is_folded_into_its_own_summary(tmp_path: Path) -> None:
     assert card["game_kind"] == "ides" and card["board"] == "The Ides of March"
     assert card["whose_turn"] == snapshot["whose_turn"]["name"]
     assert card_problems(card) == []
+
+
+def test_a_finished_ides_game_names_its_winner_and_keeps_its_chain_head(tmp_path: Path) -> None:
+    game = ides_log(tmp_path / "t.db", seed=6, actions=None)
+    assert game.winner is not None
+    with GameLog(tmp_path / "t.db") as log:
+        snapshot = TableFold.from_log(log).snapshot("t", None)
+        end = list(log.events())[-1]
+    winner = game.players[game.winner].name
+    assert snapshot["status"] == "ended" and snapshot["ended"] == f"{winner} wins the Forum"
+    assert snapshot["leader"] == [winner] and snapshot["whose_turn"] is None
+    assert snapshot["chain_head"] == end.hash
+    card = room_after(iter([snapshot])).card("t")
+    assert card is not None and card["leader"] == [winner] and card["chain_head"] == end.hash
 
 
 def test_an_ides_table_reaches_the_room_through_a_real_broker(
