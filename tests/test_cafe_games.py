@@ -269,3 +269,30 @@ def test_the_room_page_shows_an_ides_table_by_turn_not_round(
             sync_api.expect(card.locator(".game")).to_have_text("The Ides of March · electronic")
         finally:
             publisher.stop()
+
+
+class GameWithoutCafe(ToyGame):
+    name = "toyhidden"
+
+    def cafe(self) -> ToyCafe:
+        raise NotImplementedError
+
+
+def test_a_game_the_cafe_cannot_show_publishes_its_story_only(tmp_path: Path) -> None:
+    registry.register(GameWithoutCafe())
+    try:
+        log = GameLog(tmp_path / "t.db")
+        opening = log.start_game({"game": "toyhidden", "players": ["Ann", "Bo"], "secret": "x"})
+        log.append(opening.game, EventKind.GAME_ENDED, {"reason": "done"})
+        snapshot = TableFold.from_log(log).snapshot("t", None)
+        sent = event_message("t", opening)
+        log.close()
+        assert snapshot["status"] == "ended" and snapshot["game"] is None
+        assert sent["payload"] == {"game": "toyhidden"}  # nothing it might keep from players
+        claimed = {**snapshot, "seq": 3, "game": 1, "game_kind": "toyhidden"}
+        room = room_after(iter([snapshot, claimed]))
+    finally:
+        registry.unregister(GameWithoutCafe.name)
+    card = room.card("t")
+    assert card is not None and card["status"] == "ended" and card["seq"] == 2
+    assert room.rejected()["by_reason"] == {"bad game_kind": 1}

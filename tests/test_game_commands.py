@@ -130,3 +130,26 @@ def test_the_fuzz_sends_a_registered_game_hostile_input_to_its_commands(
     tally = Tally()
     target.run(20, tally.target("cli"))
     assert tally.target("cli").sent == 20 and tally.serious == 0  # each one refused in a line
+
+
+class SilentGame(ToyGame):
+    name = "toysilent"
+    title = "Toy without commands"
+
+    def commands(self) -> ToyCommands:
+        raise NotImplementedError
+
+
+def test_a_game_without_commands_adds_none_and_breaks_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    registry.register(SilentGame())
+    try:
+        with pytest.raises(SystemExit) as exit_:
+            main(["bench", "--help"])
+        target = CliTarget(tmp_path, 1)
+    finally:
+        registry.unregister(SilentGame.name)
+    assert exit_.value.code == 0
+    assert "rules" in capsys.readouterr().out  # every other game's benchmarks are there
+    assert any(m().kind == "run: hostile configuration" for _, m in target.generators)

@@ -107,7 +107,11 @@ def check_state(table: str, body: object) -> dict[str, Any]:
     if state["game"] is None:
         return state
     kind = _game_kind(data)
-    state.update(game(kind).cafe().check_state(data), game_kind=kind)
+    try:
+        game_cafe = game(kind).cafe()
+    except NotImplementedError:  # a game the café cannot show
+        raise Rejected("bad game_kind") from None
+    state.update(game_cafe.check_state(data), game_kind=kind)
     state.update(
         ended=read_optional_text(data, "ended", TEXT_CHARS),
         dispute=read_bool(data, "dispute"),

@@ -53,8 +53,8 @@ class TableFold:
             self.game_kind = game_kind_of(event.payload)
             try:
                 self.position = game(self.game_kind).cafe().follow(event.payload)
-            except (CompanionError, ValueError, TypeError, KeyError):
-                self.position = None  # a game this install cannot follow: its story only
+            except (CompanionError, ValueError, TypeError, KeyError, NotImplementedError):
+                self.position = None  # a game the café cannot follow: its story only
             return
         if self.history is None or event.game != self.history.game:
             return  # an event of an older game: the table has moved on
@@ -137,5 +137,5 @@ def event_message(table: str, event: Event, fold: TableFold | None = None) -> di
 def _public_opening(header: dict[str, Any]) -> dict[str, Any]:
     try:
         return game(game_kind_of(header)).cafe().public_opening(header)
-    except UnknownGame:
+    except (UnknownGame, NotImplementedError):
         return {"game": header.get("game")}  # nothing of a game no one here can read

@@ -17,6 +17,7 @@ from typing import NoReturn
 
 from companion import __version__
 from companion.errors import CompanionError, InputError
+from companion.games.command_seam import commands_of
 from companion.games.registry import games
 from companion.printable import one_line
 
@@ -47,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
         if callable(register):
             register(subparsers)
     for plugin in games().values():
-        plugin.commands().register(subparsers)
+        commands_of(plugin).register(subparsers)
     return parser
 
 

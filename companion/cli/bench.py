@@ -12,7 +12,7 @@ import pkgutil
 from typing import Any
 
 import companion.benchmarks as benchmarks
-from companion.games.command_seam import BenchTarget
+from companion.games.command_seam import BenchTarget, commands_of
 from companion.games.registry import games
 
 
@@ -29,7 +29,7 @@ def register(subparsers: Any) -> None:
         if not info.name.startswith("_")
     ]
     for plugin in games().values():
-        targets.extend(plugin.commands().bench_targets())
+        targets.extend(commands_of(plugin).bench_targets())
     for target in sorted(targets, key=lambda t: t.NAME):
         sub = names.add_parser(target.NAME, help=target.HELP, description=target.HELP)
         target.add_arguments(sub)

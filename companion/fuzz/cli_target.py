@@ -17,7 +17,7 @@ import companion.cli
 from companion.fuzz.hostile import random_bytes
 from companion.fuzz.inprocess import Outcome, call
 from companion.fuzz.tally import ACCEPTED_INVALID, CRASH, HANG, TargetTally, shorten
-from companion.games.command_seam import CaseMaker, CliCase
+from companion.games.command_seam import CaseMaker, CliCase, commands_of
 from companion.games.registry import games
 from companion.progress import Progress
 
@@ -56,7 +56,7 @@ class CliTarget:
         self._written: list[Path] = []
         self.generators: list[tuple[float, CaseMaker]] = [(2, self.hostile_run_config)]
         for plugin in games().values():
-            self.generators += plugin.commands().fuzz_cases(self, self.rng)
+            self.generators += commands_of(plugin).fuzz_cases(self, self.rng)
 
     # -- running ---------------------------------------------------------------------------
 

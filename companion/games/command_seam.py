@@ -12,7 +12,10 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from companion.games.plugin import GamePlugin
 
 
 class BenchTarget(Protocol):
@@ -67,3 +70,25 @@ class GameCommands(Protocol):
     def fuzz_cases(self, files: CaseFiles, rng: random.Random) -> Sequence[tuple[float, CaseMaker]]:
         """Weighted makers of hostile inputs to the game's commands (``bench fuzz``)."""
         ...
+
+
+class NoCommands:
+    """The commands of a game that adds none: it is played through ``run`` and ``demo``."""
+
+    def register(self, subparsers: Any) -> None:
+        del subparsers
+
+    def bench_targets(self) -> Sequence[BenchTarget]:
+        return ()
+
+    def fuzz_cases(self, files: CaseFiles, rng: random.Random) -> Sequence[tuple[float, CaseMaker]]:
+        del files, rng
+        return ()
+
+
+def commands_of(plugin: GamePlugin) -> GameCommands:
+    """The game's commands; a plugin whose hook is not implemented adds none."""
+    try:
+        return plugin.commands()
+    except NotImplementedError:
+        return NoCommands()

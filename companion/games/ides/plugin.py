@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from companion.games.cafe_seam import GameCafe
-from companion.games.command_seam import GameCommands
+from companion.games.command_seam import GameCommands, NoCommands
 
 
 class IdesPlugin:
@@ -19,9 +19,7 @@ class IdesPlugin:
         raise NotImplementedError("the web layer's hook is not wired yet")
 
     def commands(self) -> GameCommands:
-        from companion.games.ides.commands import IdesCommands
-
-        return IdesCommands()
+        return NoCommands()  # played through ``run`` and ``demo``, like every game
 
     def cafe(self) -> GameCafe:
         from companion.games.ides.cafe import IdesCafe
