@@ -2,7 +2,7 @@
 
 A file, a photo or a request that exceeds one of these is refused with a plain message
 before it can cost the table memory, time or a crash.  The numbers are generous for any
-real game (a full Garum record is about 30 KB and a phone photo about 50 megapixels).
+real game (a full record of the longest game is about 30 KB, a phone photo about 50 megapixels).
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from companion.cafe.room import MAX_SEQ_JUMP, Room
 from companion.cafe.simtable import SimulatedTable
 from companion.cafe.snapshot import TableFold
 from companion.cafe.snapshot import event_message as published_event
+from companion.games.garum import cafe as garum_cafe
 
 JSON = st.recursive(
     st.none()
@@ -37,8 +38,8 @@ def check_card(card: dict[str, Any]) -> None:
     assert card["status"] in schema.STATUSES | {"unknown"}
     assert -1 <= card["seq"] <= schema.MAX_SEQ
     if card["game"] is not None:
-        assert 1 <= card["round"] <= card["rounds"] <= schema.MAX_ROUNDS
-        assert card["variant"] in schema.VARIANTS
+        assert 1 <= card["round"] <= card["rounds"] <= garum_cafe.MAX_ROUNDS
+        assert card["variant"] in garum_cafe.VARIANTS
         assert 2 <= len(card["seats"]) <= 4
         for seat in card["seats"]:
             assert isinstance(seat["name"], str) and 0 < len(seat["name"]) <= 40

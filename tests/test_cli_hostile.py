@@ -382,7 +382,7 @@ def test_a_bad_argument_is_one_line() -> None:
 def test_an_unexpected_exception_is_one_line_unless_debugging(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import companion.cli.score as score
+    import companion.games.garum.commands.score as score
 
     def broken(_: object) -> int:
         raise RuntimeError("boom\nsecond line")

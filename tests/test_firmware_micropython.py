@@ -147,7 +147,7 @@ def test_micropython_firmware_drops_state_when_the_host_goes_quiet(
         assert again is not None and again.lights == LIGHTS
 
 
-def _exchange(port: SerialTransport, frame: bytes) -> list[protocol.Frame]:
+def _exchange(port: SerialTransport, frame: bytes) -> list[protocol.LinkFrame]:
     port.write(frame)
     parser = protocol.FrameParser()
     deadline = time.monotonic() + WAIT_S
@@ -169,7 +169,7 @@ def test_micropython_firmware_suppresses_duplicates_and_stale_frames(
         state = lp.encode_frame(41, lp.CMD_SET_STATE, LIGHTS.to_payload())
         [first] = _exchange(port, state)
         [again] = _exchange(port, state)
-        assert first == again == protocol.Frame(1, 41, lp.CMD_ACK, bytes((lp.MODE_SHOWING,)))
+        assert first == again == protocol.LinkFrame(1, 41, lp.CMD_ACK, bytes((lp.MODE_SHOWING,)))
         older = lp.encode_frame(39, lp.CMD_SET_STATE, TableLights(vat=1).to_payload())
         [stale] = _exchange(port, older)
         assert (stale.cmd, stale.payload) == (lp.CMD_NAK, bytes((lp.NAK_STALE_SEQUENCE,)))

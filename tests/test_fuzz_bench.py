@@ -32,7 +32,6 @@ from companion.fuzz.http_target import OPERATOR_ADDR, STRANGER_ADDR, HttpCredent
 from companion.fuzz.inprocess import Outcome, call
 from companion.fuzz.live_table import LiveTable
 from companion.fuzz.mqtt_target import MqttTarget, out_of_bounds
-from companion.fuzz.samples import Samples, garum_samples
 from companion.fuzz.tally import (
     ACCEPTED_INVALID,
     CRASH,
@@ -42,6 +41,8 @@ from companion.fuzz.tally import (
     LOCKED_OUT,
     Tally,
 )
+from companion.games.garum.commands.fuzz_cases import GarumCliCases
+from companion.games.garum.commands.fuzz_samples import Samples, garum_samples
 
 TOKEN = "fuzz-test-token"
 
@@ -59,7 +60,7 @@ def steps(tmp_path_factory: pytest.TempPathFactory) -> list[CafeStep]:
 # -- command line ----------------------------------------------------------------------------
 
 
-def test_an_exception_escaping_a_command_is_a_crash(tmp_path: Path, samples: Samples) -> None:
+def test_an_exception_escaping_a_command_is_a_crash(tmp_path: Path) -> None:
     calls: list[str] = []
 
     def entry(argv: Sequence[str]) -> int:
@@ -69,7 +70,7 @@ def test_an_exception_escaping_a_command_is_a_crash(tmp_path: Path, samples: Sam
         return 2  # every other command refuses its input
 
     tally = Tally()
-    CliTarget(tmp_path, 5, entry=entry, samples=samples).run(120, tally.target("cli"))
+    CliTarget(tmp_path, 5, entry=entry).run(120, tally.target("cli"))
     cli = tally.target("cli")
     assert cli.sent == 120 == len(calls)
     assert cli.counts[CRASH] == calls.count("check") > 0
@@ -79,11 +80,12 @@ def test_an_exception_escaping_a_command_is_a_crash(tmp_path: Path, samples: Sam
 
 
 def test_exit_0_on_input_that_must_be_refused_is_counted(tmp_path: Path, samples: Samples) -> None:
-    target = CliTarget(tmp_path, 5, samples=samples)
+    target = CliTarget(tmp_path, 5)
+    garum = GarumCliCases(target, target.rng, samples)
     tally = Tally().target("cli")
-    target.judge(target.broken_rule(), Outcome(0, "", ""), tally)
-    target.judge(target.single_state_checked(), Outcome(1, "", "companion: error: x"), tally)
-    target.judge(target.record_without_aureus(), Outcome(0, "", ""), tally)
+    target.judge(garum.broken_rule(), Outcome(0, "", ""), tally)
+    target.judge(garum.single_state_checked(), Outcome(1, "", "companion: error: x"), tally)
+    target.judge(garum.record_without_aureus(), Outcome(0, "", ""), tally)
     assert tally.counts[ACCEPTED_INVALID] == 2
     assert ("accepted invalid", "check: a rule broken: exit status 0") in tally.kinds
     assert tally.examples[(ACCEPTED_INVALID, "check: a rule broken: exit status 0")][0].startswith(
@@ -92,12 +94,13 @@ def test_exit_0_on_input_that_must_be_refused_is_counted(tmp_path: Path, samples
 
 
 def test_a_printed_traceback_or_escape_codes_are_counted(tmp_path: Path, samples: Samples) -> None:
-    target = CliTarget(tmp_path, 5, samples=samples)
+    target = CliTarget(tmp_path, 5)
+    garum = GarumCliCases(target, target.rng, samples)
     tally = Tally().target("cli")
     traceback = "Traceback (most recent call last):\n  ...\nValueError: x\n"
-    target.judge(target.mutated_record(), Outcome(2, "", traceback), tally)
-    target.judge(target.escape_codes_in_names(), Outcome(0, "\x1b[2JEve  12\n", ""), tally)
-    target.judge(target.escape_codes_in_names(), Outcome(0, "\\x1b[2JEve  12\n", ""), tally)
+    target.judge(garum.mutated_record(), Outcome(2, "", traceback), tally)
+    target.judge(garum.escape_codes_in_names(), Outcome(0, "\x1b[2JEve  12\n", ""), tally)
+    target.judge(garum.escape_codes_in_names(), Outcome(0, "\\x1b[2JEve  12\n", ""), tally)
     assert tally.counts[CRASH] == 1
     assert (
         tally.kinds[
@@ -112,8 +115,8 @@ def test_a_command_past_its_time_limit_is_a_hang(tmp_path: Path, samples: Sample
         time.sleep(30)
         return 0
 
-    target = CliTarget(tmp_path, 5, entry=slow, timeout_s=0.2, samples=samples)
-    target.generators = [(1, target.garbage_file)]
+    target = CliTarget(tmp_path, 5, entry=slow, timeout_s=0.2)
+    target.generators = [(1, GarumCliCases(target, target.rng, samples).garbage_file)]
     tally = Tally()
     target.run(2, tally.target("cli"))
     assert tally.target("cli").counts[HANG] == 2
@@ -122,7 +125,7 @@ def test_a_command_past_its_time_limit_is_a_hang(tmp_path: Path, samples: Sample
 
 def test_the_real_command_line_runs_in_process(tmp_path: Path, samples: Samples) -> None:
     """Output that no UTF-8 terminal can print fails as it would on one."""
-    target = CliTarget(tmp_path, 5, samples=samples)
+    target = CliTarget(tmp_path, 5)
     tally = Tally()
     target.run(40, tally.target("cli"))
     assert tally.target("cli").sent == 40
@@ -140,9 +143,9 @@ def test_the_real_command_line_runs_in_process(tmp_path: Path, samples: Samples)
     assert isinstance(outcome.error, UnicodeEncodeError) and outcome.crashed
 
 
-def test_the_same_seed_sends_the_same_inputs(tmp_path: Path, samples: Samples) -> None:
+def test_the_same_seed_sends_the_same_inputs(tmp_path: Path) -> None:
     def hows(seed: int) -> list[str]:
-        target = CliTarget(tmp_path, seed, samples=samples)
+        target = CliTarget(tmp_path, seed)
         out = []
         for _ in range(30):
             maker = target.rng.choices(

@@ -9,9 +9,9 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.benchmarks._naive_reader import NaiveReader
 from companion.boards import load_profile
 from companion.cli import main
+from companion.vision.naive_reader import NaiveReader
 from companion.vision.render import Shot, random_state, render
 
 PROFILE = load_profile("troia")

@@ -19,17 +19,16 @@ import threading
 import time
 from pathlib import Path
 
+from companion.arguments import positive_count, seconds, seed
 from companion.cafe.broker import BrokerSettings
 from companion.cafe.hub import HubSubscriber
 from companion.cafe.hub_web import create_hub_app
 from companion.cafe.mosquitto import LocalBroker
 from companion.cafe.publisher import PublisherOptions, TablePublisher
 from companion.cafe.room import Room
-from companion.cafe.simtable import SimulatedTable
-from companion.cli._arguments import positive_count, seconds, seed
-from companion.cli._progress import Progress
+from companion.cafe.simtable import Shown, SimulatedTable
 from companion.errors import CompanionError
-from companion.games.garum.state import BoardState
+from companion.progress import Progress
 from companion.web.serve import DashboardServer
 
 NAME = "cafe"
@@ -171,7 +170,7 @@ def _outage(broker: LocalBroker, outage_s: float) -> None:
 
 
 def _play(
-    tables: list[SimulatedTable], plans: list[list[BoardState]], turn_s: float, progress: Progress
+    tables: list[SimulatedTable], plans: list[list[Shown]], turn_s: float, progress: Progress
 ) -> None:
     """Every table plays a turn every ``turn_s``, the tables' clocks staggered evenly."""
     start = time.monotonic() + 0.5

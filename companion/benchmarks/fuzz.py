@@ -17,7 +17,6 @@ from pathlib import Path
 
 from companion.cafe.broker import BrokerSettings
 from companion.cafe.mosquitto import BrokerError, LocalBroker
-from companion.cli._progress import Progress
 from companion.errors import InputError
 from companion.fuzz.broker_check import BrokerCheck
 from companion.fuzz.cafe_samples import cafe_steps
@@ -27,6 +26,7 @@ from companion.fuzz.inprocess import native_stderr_silenced
 from companion.fuzz.live_table import LiveTable
 from companion.fuzz.mqtt_target import MqttTarget
 from companion.fuzz.tally import Tally, shorten
+from companion.progress import Progress
 
 NAME = "fuzz"
 HELP = "10^5 hostile CLI, HTTP and MQTT inputs: crashes, 500s and invalid inputs accepted"

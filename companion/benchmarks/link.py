@@ -15,12 +15,12 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from companion.cli._arguments import positive_count, seed
-from companion.cli._progress import Progress
+from companion.arguments import positive_count, seed
 from companion.errors import CompanionError
 from companion.link import HostLink, LinkState, StatusLight, TableLights, protocol
 from companion.link.emulator import Emulator, MicroPythonDevice
 from companion.link.transport import SerialTransport
+from companion.progress import Progress
 
 NAME = "link"
 HELP = "LED link against the emulator: corrupted-frame flood, ack latency, replug resync"

@@ -11,20 +11,15 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import random
 import statistics
 import tempfile
 import threading
 import time
 from pathlib import Path
 
-from companion.cli._arguments import positive_count, seconds
-from companion.games.garum import simulate_game
-from companion.games.garum.state import BoardState
-from companion.table.fakes import RecordingLights
-from companion.table.log import GameLog
-from companion.table.ports import Reading
-from companion.table.session import NewGame, TableSession
+from companion.arguments import positive_count, seconds
+from companion.cafe.simtable import Shown, SimulatedTable
+from companion.table.session import TableSession
 from companion.web import Services, create_app
 from companion.web.config import WebConfig
 from companion.web.serve import DashboardServer
@@ -80,16 +75,13 @@ class Viewer(threading.Thread):
 
 def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="companion-bench-web-") as tmp:
-        log = GameLog(Path(tmp) / "table.db")
-        session = TableSession(log, RecordingLights(), rng=random.Random(1))
+        table = SimulatedTable(Path(tmp) / "table.db", seed=1, players=2)
+        plan = table.new_game()
+        session, log = table.session, table.log
         stop = threading.Event()
         owner = threading.Thread(target=session.run, args=(stop,), daemon=True)
         owner.start()
-        session.operate(
-            "new_game", request=NewGame("troia", "standard", (("A", ("B", "G")), ("B", ("Y", "R"))))
-        )
-        assert session.game is not None
-        states = simulate_game(session.game.setup, random.Random(2))[: args.changes]
+        states = plan[: args.changes]
         app = create_app(WebConfig("bench-token", "k", sse_heartbeat_s=5.0), Services(session, log))
         with DashboardServer(app) as server:
             viewers = [Viewer(server.port) for _ in range(args.clients)]
@@ -106,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
             for state in states:
                 before = session.snapshot()["version"]
                 sent = time.perf_counter()
-                session.feed(Reading(state))
+                table.feed(state)
                 version = _wait_version(session, before, args.timeout)
                 end = time.perf_counter() + args.timeout
                 while time.perf_counter() < end and not all(version in v.arrivals for v in viewers):
@@ -119,14 +111,11 @@ def run(args: argparse.Namespace) -> int:
                 time.sleep(0.05)
             for v in viewers:
                 v.stop()
-            page_latencies = (
-                _browser_latencies(server.url, session, states_after(session, args.changes))
-                if args.browser
-                else []
-            )
+            after = plan[len(states) : len(states) + args.changes]  # all of them were accepted
+            page_latencies = _browser_latencies(server.url, table, after) if args.browser else []
         stop.set()
         owner.join()
-        log.close()
+        table.close()
     if not latencies:
         print("no deliveries")
         return 1
@@ -156,15 +145,7 @@ def _wait_version(session: TableSession, before: int, timeout_s: float) -> int:
     return before
 
 
-def states_after(session: TableSession, count: int) -> list[BoardState]:
-    """The next ``count`` legal boards from the session's current position."""
-    assert session.game is not None
-    game = session.game
-    played = len(session.history.boards) if session.history else 0
-    return simulate_game(game.setup, random.Random(2))[played : played + count]
-
-
-def _browser_latencies(url: str, session: TableSession, states: list[BoardState]) -> list[float]:
+def _browser_latencies(url: str, table: SimulatedTable, states: list[Shown]) -> list[float]:
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -176,10 +157,11 @@ def _browser_latencies(url: str, session: TableSession, states: list[BoardState]
         page = browser.new_page()
         page.goto(url + "/")
         for state in states:
-            assert session.game is not None and session.game.turn is not None
-            next_turn = session.game.turn.number + 1
+            game = table.session.game
+            assert game is not None and game.turn is not None
+            next_turn = game.turn.number + 1
             sent = time.perf_counter()
-            session.feed(Reading(state))
+            table.feed(state)
             page.wait_for_selector(f".turn[data-turn='{next_turn}']", timeout=10_000)
             out.append(time.perf_counter() - sent)
         browser.close()

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion.cafe import schema
+from companion.games.cafe_fields import TEXT_CHARS, Rejected
+from companion.games.registry import DEFAULT_GAME, UnknownGame, game
 
 HOSTILE_VALUES: tuple[Any, ...] = (
     10**40, -(10**40), 2**53, -5, 0, 100_000, 1.5, 1e308, -0.0, True, None, "", "x" * 1000,
@@ -111,20 +113,27 @@ def card_problems(card: dict[str, Any]) -> list[str]:
     if not -1 <= card["seq"] <= schema.MAX_SEQ:
         problems.append("seq")
     if card["game"] is not None:
-        if not 1 <= card["round"] <= card["rounds"] <= schema.MAX_ROUNDS:
-            problems.append("round")
-        if card["variant"] not in schema.VARIANTS:
-            problems.append("variant")
-        seats = card["seats"]
-        if not schema.MIN_SEATS <= len(seats) <= schema.MAX_SEATS:
-            problems.append("seats")
-        for seat in seats:
-            name = seat["name"]
-            if not isinstance(name, str) or not 0 < len(name) <= schema.NAME_CHARS:
-                problems.append("seat name")
-            if type(seat["score"]) is not int or abs(seat["score"]) > schema.MAX_SCORE:
-                problems.append("score")
+        problems += _game_problems(card)
     for text in (card["board"], card["ended"], *card["violations"]):
-        if text is not None and (not isinstance(text, str) or len(text) > schema.TEXT_CHARS):
+        if text is not None and (not isinstance(text, str) or len(text) > TEXT_CHARS):
             problems.append("text")
     return problems
+
+
+def _game_problems(card: dict[str, Any]) -> list[str]:
+    """The card's game fields, checked again by its game: a sound card passes as it is.  The
+    card shows one board name (the title when there is one): it is checked as the title."""
+    whose = card["whose_turn"]
+    as_sent = {
+        **card,
+        "board": "shown",
+        "board_title": card["board"],
+        "whose_turn": None if whose is None else {"name": whose},
+    }
+    try:
+        game(card.get("game_kind") or DEFAULT_GAME).cafe().check_state(as_sent)
+    except UnknownGame:
+        return ["game_kind"]
+    except Rejected as refused:
+        return [refused.reason.removeprefix("bad ")]
+    return []

@@ -95,6 +95,7 @@ class TableCard:
             "last_event_seq": self.last_event_seq,
             "status": status,
             "game": s.get("game"),
+            "game_kind": s.get("game_kind"),
             "board": s.get("board_title") or s.get("board"),
             "variant": s.get("variant"),
             "round": s.get("round"),

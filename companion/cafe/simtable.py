@@ -25,6 +25,8 @@ from companion.table.log import GameLog
 from companion.table.ports import Reading
 from companion.table.session import NewGame, TableSession
 
+Shown = BoardState  # what the simulated camera shows the table for one turn
+
 
 class SimulatedTable:
     """One table's session and log; :meth:`new_game` returns the boards to feed, turn by turn."""
@@ -39,7 +41,7 @@ class SimulatedTable:
         self.profile = load_profile(board)
         self.session = TableSession(self.log, RecordingLights(), rng=self.rng)
 
-    def new_game(self, variant: str = "standard") -> list[BoardState]:
+    def new_game(self, variant: str = "standard") -> list[Shown]:
         setup = random_setup(self.profile, self.players, variant, self.rng)
         request = NewGame(
             board=self.board,
@@ -53,7 +55,11 @@ class SimulatedTable:
         assert game is not None
         return simulate_game(game.setup, self.rng)
 
-    def show(self, board: BoardState) -> str:
+    def feed(self, board: Shown) -> None:
+        """The camera reports ``board`` to a session whose owner thread is running."""
+        self.session.feed(Reading(board))
+
+    def show(self, board: Shown) -> str:
         """The camera reports ``board``; returns the session's outcome."""
         done = self.session.submit("reading", reading=Reading(board))
         self.session.drain()

@@ -1,7 +1,8 @@
 """The ``companion`` command line.
 
 Each module of this package that defines ``register(subparsers)`` adds one command, so a
-new capability adds a file rather than editing a central list.
+new capability adds a file rather than editing a central list; then every registered game
+adds its own commands (:mod:`companion.games.command_seam`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from typing import NoReturn
 
 from companion import __version__
 from companion.errors import CompanionError, InputError
+from companion.games.command_seam import commands_of
+from companion.games.registry import games
 from companion.printable import one_line
 
 DEBUG_ENV = "COMPANION_DEBUG"
@@ -30,9 +33,10 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    titles = ", ".join(plugin.title for plugin in games().values())
     parser = OneLineParser(
         prog="companion",
-        description="A physical-table companion for real board games (Garum, The Ides of March).",
+        description=f"A physical-table companion for real board games ({titles}).",
     )
     parser.add_argument("--version", action="version", version=f"companion {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -43,6 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
         register = getattr(module, "register", None)
         if callable(register):
             register(subparsers)
+    for plugin in games().values():
+        commands_of(plugin).register(subparsers)
     return parser
 
 

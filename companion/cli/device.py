@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from companion.cli._arguments import seconds
+from companion.arguments import seconds
 from companion.errors import CompanionError
 from companion.link import HostLink, LedReadout, StatusLight, TableLights
 from companion.link.lights import DICE_COLOURS
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
             return _walk(link, args.step)
         lights = _lights_for(args)
         readout = _show(link, lights)
-        print(describe(readout))
+        print(describe_readout(readout))
         time.sleep(max(args.hold, 0.0))
     return 0
 
@@ -132,7 +132,7 @@ def _walk(link: HostLink, step_s: float) -> int:
     pictures += [TableLights(dice=("red", "green"), rolling=True)]
     pictures += [TableLights(status=status) for status in StatusLight]
     for lights in pictures:
-        print(describe(_show(link, lights)))
+        print(describe_readout(_show(link, lights)))
         time.sleep(step_s)
     counters = link.counters
     print(
@@ -142,7 +142,7 @@ def _walk(link: HostLink, step_s: float) -> int:
     return 0
 
 
-def describe(readout: LedReadout) -> str:
+def describe_readout(readout: LedReadout) -> str:
     """One line: the device's mode, the picture and which chain positions are lit."""
     lights = readout.lights
     parts = [readout.mode.value]

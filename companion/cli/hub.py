@@ -6,11 +6,11 @@ import argparse
 import threading
 from typing import Any
 
+from companion.arguments import port_number
 from companion.cafe.broker import BrokerSettings, check_ca_file
 from companion.cafe.hub import HubSubscriber, default_client_id
 from companion.cafe.hub_web import HubWebConfig, create_hub_app
 from companion.cafe.room import Room
-from companion.cli._arguments import port_number
 from companion.errors import InputError
 from companion.web.serve import DashboardServer
 

@@ -29,9 +29,9 @@ from companion.errors import CompanionError
 class Button(enum.Enum):
     CONFIRM = "confirm"  # confirm the placement / next turn
     UNDO = "undo"
-    ROLL = "roll"  # roll the dice (The Ides of March)
+    ROLL = "roll"  # roll the dice, in a game that throws them
     NEW_GAME = "new_game"
-    NEXT = "next"  # the next offered choice (The Ides of March)
+    NEXT = "next"  # the next choice a game offers, in a game that offers several
     PREVIOUS = "previous"  # the previous offered choice
 
 

@@ -19,9 +19,9 @@ from typing import Any
 from companion.cafe.broker import BrokerSettings, topic
 from companion.cafe.hub import HubSubscriber
 from companion.cafe.room import Room
-from companion.cli._progress import Progress
 from companion.fuzz.mqtt_target import MqttTarget
 from companion.fuzz.tally import CRASH, HUB_STALE, TargetTally
+from companion.progress import Progress
 
 CONNECT_S = 10.0
 CURRENT_S = 10.0

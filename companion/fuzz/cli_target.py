@@ -1,41 +1,29 @@
 """Hostile files and arguments for the command line, run in-process through ``main(argv)``.
 
-Each case says whether its input must be refused (exit status non-zero): a record that
-breaks a rule, a single board state given to ``check``, a photo with no board in it.  A
-case that exits 0 on such input is *accepted invalid*; an exception escaping ``main`` or a
-traceback on stderr is a *crash*.
+Each case says whether its input must be refused (exit status non-zero).  Every registered
+game brings the cases for its own commands (:meth:`GameCommands.fuzz_cases`); the table's
+``run`` configuration is fuzzed here.  A case that exits 0 on input it must refuse is
+*accepted invalid*; an exception escaping ``main`` or a traceback on stderr is a *crash*.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import random
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import companion.cli
-from companion.cli._progress import Progress
-from companion.fuzz.hostile import Mutant, garbage, mutate_lines, mutate_value, random_bytes
-from companion.fuzz.images import hostile_image
+from companion.fuzz.hostile import random_bytes
 from companion.fuzz.inprocess import Outcome, call
-from companion.fuzz.samples import Samples, garum_samples
 from companion.fuzz.tally import ACCEPTED_INVALID, CRASH, HANG, TargetTally, shorten
+from companion.games.command_seam import CaseMaker, CliCase, commands_of
+from companion.games.registry import games
+from companion.progress import Progress
 
 Entry = Callable[[Sequence[str]], int]
 ESCAPE = "\x1b"
 RUN_LIMIT_S = 5.0
-
-
-@dataclass(frozen=True)
-class CliCase:
-    kind: str
-    argv: list[str]
-    how: str
-    invalid: bool  # must be refused: exit status 0 is a finding
-    preview: str = ""
-    escape_codes_matter: bool = False  # stdout must not carry the ESC character
 
 
 @contextlib.contextmanager
@@ -60,30 +48,15 @@ class CliTarget:
         seed: int,
         entry: Entry | None = None,
         timeout_s: float = 20.0,
-        samples: Samples | None = None,
     ) -> None:
         self.dir = workdir
         self.rng = random.Random(seed)
         self.entry = entry
         self.timeout_s = timeout_s
-        self.samples = samples or garum_samples(seed)
         self._written: list[Path] = []
-        self.generators: list[tuple[float, Callable[[], CliCase]]] = [
-            (22, self.mutated_record),
-            (14, self.mutated_state),
-            (6, self.broken_rule),
-            (3, self.single_state_checked),
-            (3, self.record_without_aureus),
-            (2, self.fractional_vat),
-            (3, self.escape_codes_in_names),
-            (6, self.hostile_profile),
-            (7, self.garbage_file),
-            # A photo costs a hundred times a record (the reader is built for each one).
-            (0.4, self.hostile_image_read),
-            (0.2, self.hostile_image_calibrated),
-            (2, self.hostile_run_config),
-            (0.3, self.hostile_simulate),
-        ]
+        self.generators: list[tuple[float, CaseMaker]] = [(2, self.hostile_run_config)]
+        for plugin in games().values():
+            self.generators += commands_of(plugin).fuzz_cases(self, self.rng)
 
     # -- running ---------------------------------------------------------------------------
 
@@ -129,12 +102,12 @@ class CliTarget:
 
     # -- files -----------------------------------------------------------------------------
 
-    def _write(self, name: str, data: bytes) -> str:
-        path = self._scratch(name)
+    def write(self, name: str, data: bytes) -> str:
+        path = self.scratch(name)
         path.write_bytes(data)
         return str(path)
 
-    def _scratch(self, name: str) -> Path:
+    def scratch(self, name: str) -> Path:
         """A fresh file name for this input, removed after it (rewriting one file in place
         makes the file system flush it, a hundred times slower)."""
         path = self.dir / f"{len(self._written)}-{name}"
@@ -146,97 +119,7 @@ class CliTarget:
             path.unlink(missing_ok=True)
         self._written.clear()
 
-    def _record(self) -> tuple[str, ...]:
-        return self.rng.choice(self.samples.records)
-
-    def _scoring_command(self) -> list[str]:
-        command = self.rng.choice(("check", "score"))
-        return [command, "--json"] if self.rng.random() < 0.3 else [command]
-
     # -- generators ------------------------------------------------------------------------
-
-    def mutated_record(self) -> CliCase:
-        m = mutate_lines(list(self._record()), self.rng)
-        path = self._write("record.jsonl", m.data)
-        return self._case("mutated record", [*self._scoring_command(), path], m)
-
-    def mutated_state(self) -> CliCase:
-        m = mutate_value(self.rng.choice(self.samples.states), self.rng)
-        path = self._write("state.json", m.data)
-        return self._case("mutated board state", ["score", path], m)
-
-    def broken_rule(self) -> CliCase:
-        lines = list(self._record())
-        turns = [i for i in range(1, len(lines) - 1) if lines[i] != lines[i + 1]]
-        i = self.rng.choice(turns)
-        lines[i], lines[i + 1] = lines[i + 1], lines[i]
-        path = self._write("record.jsonl", "\n".join(lines).encode() + b"\n")
-        how = f"turns {i} and {i + 1} swapped: two tiles at once, then one taken back"
-        return CliCase("check: a rule broken", ["check", path], how, True)
-
-    def single_state_checked(self) -> CliCase:
-        data = json.dumps(self.rng.choice(self.samples.states)).encode()
-        path = self._write("state.json", data)
-        return CliCase("check: a single board state", ["check", path], "not a record", True)
-
-    def record_without_aureus(self) -> CliCase:
-        lines = list(self.rng.choice([r for r in self.samples.records if "emperor" not in r[0]]))
-        header = json.loads(lines[0])
-        if self.rng.random() < 0.5:
-            del header["aureus"]
-            how = "aureus removed"
-        else:
-            header["aureus"] = header["aureus"][: self.rng.randrange(len(header["aureus"]))]
-            how = f"aureus cut to {len(header['aureus'])} values"
-        lines[0] = json.dumps(header)
-        path = self._write("record.jsonl", "\n".join(lines).encode() + b"\n")
-        return CliCase("check: a record without its aureus", ["check", path], how, True)
-
-    def fractional_vat(self) -> CliCase:
-        lines = list(self.rng.choice([r for r in self.samples.records if "emperor" not in r[0]]))
-        header = json.loads(lines[0])
-        at = self.rng.randrange(len(header["aureus"]))
-        header["aureus"][at] = header["aureus"][at] + self.rng.choice((0.9, 0.5, 0.1))
-        lines[0] = json.dumps(header)
-        path = self._write("record.jsonl", "\n".join(lines).encode() + b"\n")
-        how = f"aureus[{at}] = {header['aureus'][at]}"
-        return CliCase("check: a fractional vat", ["check", path], how, True)
-
-    def escape_codes_in_names(self) -> CliCase:
-        lines = list(self._record())
-        header = json.loads(lines[0])
-        seat = self.rng.randrange(len(header["seats"]))
-        header["seats"][seat]["name"] = self.rng.choice(
-            ("\x1b[2J\x1b[HEve", "Ann\x1b]0;owned\x07", "\x1b[31mRed\x1b[0m")
-        )
-        lines[0] = json.dumps(header)
-        path = self._write("record.jsonl", "\n".join(lines).encode() + b"\n")
-        how = f"seats[{seat}].name carries terminal escape codes"
-        return CliCase("score: escape codes in a name", ["score", path], how, False, "", True)
-
-    def hostile_profile(self) -> CliCase:
-        m = mutate_value(self.samples.profile, self.rng)
-        board = self._write("board.json", m.data)
-        record = self._write("record.jsonl", "\n".join(self._record()).encode() + b"\n")
-        return self._case("hostile --board profile", ["check", record, "--board", board], m)
-
-    def garbage_file(self) -> CliCase:
-        m = garbage(self.rng)
-        suffix = self.rng.choice(("jsonl", "json"))
-        path = self._write(f"garbage.{suffix}", m.data)
-        return self._case("garbage file", [*self._scoring_command(), path], m)
-
-    def hostile_image_read(self) -> CliCase:
-        data, suffix, how = hostile_image(self.rng)
-        path = self._write(f"photo{suffix}", data)
-        return CliCase("recognize: no board in the image", ["recognize", "--json", path], how, True)
-
-    def hostile_image_calibrated(self) -> CliCase:
-        data, suffix, how = hostile_image(self.rng)
-        path = self._write(f"photo{suffix}", data)
-        out = str(self._scratch("calibrated.json"))
-        argv = ["calibrate", path, "--out", out]
-        return CliCase("calibrate: no board in the image", argv, how, True)
 
     def hostile_run_config(self) -> CliCase:
         """A table configuration with one value no table can use (each refused at start)."""
@@ -270,25 +153,9 @@ class CliTarget:
             how = f"bytes that are not UTF-8 at byte {at}"
         else:
             data, how = text.encode(), "one value out of range"
-        path = self._write("table.toml", data)
+        path = self.write("table.toml", data)
         invalid = choice != 6
         argv = ["run", "--config", path, "--port", "0"]
         return CliCase(
             "run: hostile configuration", argv, how, invalid, data.decode("utf-8", "replace")
         )
-
-    def hostile_simulate(self) -> CliCase:
-        choice = self.rng.randrange(3)
-        if choice == 0:
-            argv = ["simulate", "--seed", "1", "--out", "/nonexistent-folder/sub/game.jsonl"]
-            how = "--out into a folder that does not exist"
-        elif choice == 1:
-            argv = ["simulate", "--seed", "9" * 5000]
-            how = "a 5000-digit seed"
-        else:
-            argv = ["simulate", "--players", self.rng.choice(("5", "0", "-1", "two"))]
-            how = "a player count no game has"
-        return CliCase("simulate: hostile arguments", argv, how, True)
-
-    def _case(self, kind: str, argv: list[str], m: Mutant) -> CliCase:
-        return CliCase(kind, argv, shorten(m.how, 100), m.surely_invalid, m.text)

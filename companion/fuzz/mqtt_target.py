@@ -23,10 +23,10 @@ import paho.mqtt.client as mqtt
 from companion.cafe.broker import TOPIC_ROOT, BrokerSettings, topic
 from companion.cafe.hub import HubSubscriber
 from companion.cafe.room import Room
-from companion.cli._progress import Progress
 from companion.fuzz.cafe_samples import CafeStep
 from companion.fuzz.hostile import garbage, mutate_value, sized
 from companion.fuzz.tally import ACCEPTED_INVALID, CRASH, TargetTally, shorten
+from companion.progress import Progress
 
 # What a card may show: the fuzz's idea of sane bounds for a café table.
 MAX_SAFE_INT = 2**53

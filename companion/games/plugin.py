@@ -15,6 +15,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
+    from companion.games.cafe_seam import GameCafe
+    from companion.games.command_seam import GameCommands
     from companion.games.page_seam import PageKit
 
 
@@ -42,10 +44,10 @@ class GamePlugin(Protocol):
 
     # -- café and command line --------------------------------------------------------------
 
-    def commands(self) -> Any:
-        """The game's own CLI commands."""
+    def commands(self) -> GameCommands:
+        """The game's own subcommands and benchmarks for the command line."""
         ...
 
-    def cafe(self) -> Any:
-        """How the café summarises a table playing this game."""
+    def cafe(self) -> GameCafe:
+        """How the café follows, summarises and checks a table playing this game."""
         ...

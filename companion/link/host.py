@@ -61,7 +61,7 @@ class _DeviceSilent(Exception):
     """No reply after every retry."""
 
 
-class _Rejected(Exception):
+class _DeviceRefused(Exception):
     """The device answered a command with a NAK."""
 
 
@@ -212,7 +212,7 @@ class HostLink:
             self._last_error = f"{port}: {exc or type(exc).__name__}"
             self._disconnect(LinkState.SEARCHING)
             return False
-        except (_Rejected, ValueError) as exc:
+        except (_DeviceRefused, ValueError) as exc:
             self._last_error = f"{port}: bad hello reply: {exc}"
             self._disconnect(LinkState.INCOMPATIBLE)
             return False
@@ -251,7 +251,7 @@ class HostLink:
             readout = None
             try:
                 readout = LedReadout.from_payload(self._exchange(protocol.CMD_READ))
-            except (_Rejected, ValueError) as exc:
+            except (_DeviceRefused, ValueError) as exc:
                 self._last_error = f"device readout unusable: {exc}"
             else:
                 self._note_mode(readout.mode is DeviceMode.SHOWING)
@@ -263,7 +263,7 @@ class HostLink:
         if desired is not None and desired != acked:
             try:
                 self._exchange(protocol.CMD_SET_STATE, desired.to_payload())
-            except _Rejected as exc:
+            except _DeviceRefused as exc:
                 self._last_error = f"device refused the state: {exc}"
             with self._lock:
                 self._acked = desired
@@ -302,12 +302,12 @@ class HostLink:
             if reply.cmd == protocol.CMD_NAK:
                 self._count(naks=1)
                 reason = reply.payload[0] if reply.payload else 0
-                raise _Rejected(protocol.NAK_REASONS.get(reason, f"reason {reason}"))
+                raise _DeviceRefused(protocol.NAK_REASONS.get(reason, f"reason {reason}"))
             self._count(acks=1)
             return reply.payload
         raise _DeviceSilent(f"no reply after {self.max_retries} retries")
 
-    def _await_reply(self, transport: SerialTransport, seq: int) -> protocol.Frame | None:
+    def _await_reply(self, transport: SerialTransport, seq: int) -> protocol.LinkFrame | None:
         deadline = time.monotonic() + self.ack_timeout_s
         while True:
             remaining = deadline - time.monotonic()

@@ -34,7 +34,7 @@ NAK_REASONS = {
 }
 
 
-class Frame(NamedTuple):
+class LinkFrame(NamedTuple):
     version: int
     seq: int
     cmd: int
@@ -57,8 +57,8 @@ class FrameParser:
     def __init__(self) -> None:
         self._parser = codec.Parser()
 
-    def feed(self, data: bytes) -> list[Frame]:
-        return [Frame(v, s, c, bytes(p)) for (v, s, c, p) in self._parser.feed(data)]
+    def feed(self, data: bytes) -> list[LinkFrame]:
+        return [LinkFrame(v, s, c, bytes(p)) for (v, s, c, p) in self._parser.feed(data)]
 
     def pending(self) -> int:
         return int(self._parser.pending())

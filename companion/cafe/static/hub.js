@@ -37,7 +37,8 @@ function renderCard(c) {
     card.appendChild(el("p", "game", "no game"));
   } else {
     card.appendChild(el("p", "game", (c.board || "") + " · " + (c.variant || "")));
-    let round = c.ended ? "ended" : "round " + c.round + "/" + c.rounds;
+    let round = "ended";
+    if (!c.ended) round = c.rounds ? "round " + c.round + "/" + c.rounds : "turn " + (c.turn || "-");
     if (!c.ended && c.whose_turn) round += " · " + c.whose_turn + " to play";
     card.appendChild(el("p", "round", round));
     const scores = el("ol", "scores");

@@ -7,6 +7,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from companion.games.page_seam import PageKit
 
+from companion.games.cafe_seam import GameCafe
+from companion.games.command_seam import GameCommands
+
 
 class GarumPlugin:
     name = "garum"
@@ -20,11 +23,15 @@ class GarumPlugin:
 
         return PAGES
 
-    def commands(self) -> Any:
-        raise NotImplementedError("the command line's hook is not wired yet")
+    def commands(self) -> GameCommands:
+        from companion.games.garum.commands import GarumCommands
 
-    def cafe(self) -> Any:
-        raise NotImplementedError("the café's hook is not wired yet")
+        return GarumCommands()
+
+    def cafe(self) -> GameCafe:
+        from companion.games.garum.cafe import GarumCafe
+
+        return GarumCafe()
 
 
 GAME = GarumPlugin()

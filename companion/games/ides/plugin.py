@@ -7,6 +7,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from companion.games.page_seam import PageKit
 
+from companion.games.cafe_seam import GameCafe
+from companion.games.command_seam import GameCommands, NoCommands
+
 
 class IdesPlugin:
     name = "ides"
@@ -20,11 +23,13 @@ class IdesPlugin:
 
         return PAGES
 
-    def commands(self) -> Any:
-        raise NotImplementedError("the command line's hook is not wired yet")
+    def commands(self) -> GameCommands:
+        return NoCommands()  # played through ``run`` and ``demo``, like every game
 
-    def cafe(self) -> Any:
-        raise NotImplementedError("the café's hook is not wired yet")
+    def cafe(self) -> GameCafe:
+        from companion.games.ides.cafe import IdesCafe
+
+        return IdesCafe()
 
 
 GAME = IdesPlugin()

@@ -10,8 +10,8 @@ import argparse
 import json
 from typing import Any
 
-from companion.cli._garum_input import read_record
 from companion.games.garum import Game, GameRecord, Verdict
+from companion.games.garum.commands.record_files import read_record
 from companion.printable import printable
 
 VIOLATION_FOUND = 1

@@ -6,8 +6,8 @@ import argparse
 import random
 import time
 
+from companion.arguments import seconds, seed
 from companion.boards import load_profile
-from companion.cli._arguments import seconds, seed
 from companion.games.garum import Game, Variant, random_setup, score_state, simulate_game
 
 NAME = "rules"

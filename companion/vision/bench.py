@@ -22,12 +22,12 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from companion.benchmarks._naive_reader import NaiveReader
+from companion.arguments import count, seed
 from companion.boards import GRID, BoardProfile, load_profile
-from companion.cli._arguments import count, seed
-from companion.cli._progress import Progress
 from companion.errors import InputError
 from companion.games.garum.state import BoardState
+from companion.progress import Progress
+from companion.vision.naive_reader import NaiveReader
 from companion.vision.reader import BoardReader, Reading
 from companion.vision.render import random_state, render, shot_for
 
@@ -38,7 +38,7 @@ MAX_GENERATED = 100_000  # frames one run may generate (about a day of one core)
 
 
 @dataclass(frozen=True)
-class Frame:
+class ScoredFrame:
     """One photograph with what is truly on the board."""
 
     name: str
@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     except InputError as exc:
         print(f"companion bench vision: {exc}", file=sys.stderr)
         return 2
-    tally = Tally()
+    tally = AccuracyTally()
     naive = NaiveReader(profile)
     progress = Progress(total, "vision")
     misread: list[str] = []
@@ -105,7 +105,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _source(args: argparse.Namespace, profile: BoardProfile) -> tuple[Iterator[Frame], int, str]:
+def _source(
+    args: argparse.Namespace, profile: BoardProfile
+) -> tuple[Iterator[ScoredFrame], int, str]:
     text = str(args.frames)
     if text.isdigit():
         if len(text) > len(str(MAX_GENERATED)) or not 1 <= int(text) <= MAX_GENERATED:
@@ -132,16 +134,16 @@ def _hand(k: int, every: int) -> bool:
 
 def _generated(
     profile: BoardProfile, count: int, seed: int, every: int, conditions: bool
-) -> Iterator[Frame]:
+) -> Iterator[ScoredFrame]:
     for k in range(count):
         rng = np.random.default_rng(seed + k + 7_919)
         truth = random_state(profile, rng)
         hand = _hand(k, every)
         photo = render(profile, truth, shot_for(seed + k, hand, conditions))
-        yield Frame(f"seed {seed + k}", photo.image, truth, hand)
+        yield ScoredFrame(f"seed {seed + k}", photo.image, truth, hand)
 
 
-def _folder(images: list[Path]) -> Iterator[Frame]:
+def _folder(images: list[Path]) -> Iterator[ScoredFrame]:
     for path in images:
         image = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if image is None:
@@ -152,11 +154,13 @@ def _folder(images: list[Path]) -> Iterator[Frame]:
         except (OSError, ValueError) as exc:
             raise InputError(f"is not readable JSON ({exc})", source=str(truth_path)) from exc
         truth = BoardState.from_dict(data)
-        yield Frame(path.name, np.asarray(image, dtype=np.uint8), truth, bool(data.get("occluded")))
+        yield ScoredFrame(
+            path.name, np.asarray(image, dtype=np.uint8), truth, bool(data.get("occluded"))
+        )
 
 
 @dataclass
-class Tally:
+class AccuracyTally:
     """Running counts over a set of frames, and the figures they make."""
 
     frames: int = 0
@@ -179,7 +183,7 @@ class Tally:
     times_ms: list[float] = field(default_factory=list)
     naive_ms: list[float] = field(default_factory=list)
 
-    def add(self, frame: Frame, reading: Reading) -> str:
+    def add(self, frame: ScoredFrame, reading: Reading) -> str:
         """Counts one frame; returns a line describing it when it was not read exactly."""
         self.frames += 1
         if reading.state is None:
