@@ -489,3 +489,18 @@ def test_the_arm_takes_its_pale_side_but_not_far_unexplained_patches() -> None:
     assert mask[385, 100]  # the underside is arm
     assert not mask[115, 415]  # the far shadow is not
     assert not mask[500, 305] and not mask[220, 305]  # nor the wall beyond the arm's reach
+
+
+def test_a_cell_the_arm_only_grazes_is_still_read() -> None:
+    # The arm's region covers one window whole and a sliver of its neighbour: only the
+    # first is hidden; the neighbour is read from what shows beside the arm.
+    from companion.vision.reader import ARM_COVER_MAX, _cells_covered
+
+    layout = CanonicalLayout(PROFILE)
+    labels = layout.cell_labels
+    arm = labels == 5 * 16 + 5
+    ys, xs = np.nonzero(labels == 5 * 16 + 6)
+    arm[ys.min() : ys.max() + 1, xs.min() : xs.min() + 2] = True  # a sliver of the next
+    assert _cells_covered(arm, labels, ARM_COVER_MAX) == frozenset({5 * 16 + 5})
+    arm[ys.min() : ys.max() + 1, xs.min() : (xs.min() + xs.max()) // 2] = True
+    assert _cells_covered(arm, labels, ARM_COVER_MAX) == frozenset({5 * 16 + 5, 5 * 16 + 6})

@@ -28,6 +28,7 @@ from companion.vision.colour import (
     white_balance,
 )
 from companion.vision.floor import (
+    CELLS,
     CellColour,
     CellWindows,
     admit_floor,
@@ -46,6 +47,9 @@ SKIN_SATURATION_MAX = 0.6
 # arm hidden by the place-by-place balance reaches over the grid, over this many cells (two
 # slots) at least.
 ARM_OVER_GRID_CELLS = 8
+# Share of a cell's window the arm may cover and the cell still be read from the rest:
+# what shows beside the arm is read without the arm's pixels.
+ARM_COVER_MAX = 0.25
 
 
 @dataclass(frozen=True)
@@ -152,11 +156,15 @@ class BoardReader:
             return np.asarray(lab if shift is None else cv2.LUT(lab, shift), dtype=np.uint8)
 
         t2 = time.perf_counter()
-        fractions = class_fractions(classes, self.layout.cell_labels)
-        rings = class_fractions(classes, self.layout.bonus_rings)
+        visible, visible_rings = labels, self.layout.bonus_rings
+        if hand is not None:
+            visible = np.where(hand, -1, labels)
+            visible_rings = np.where(hand, -1, visible_rings)
+        fractions = class_fractions(classes, visible)
+        rings = class_fractions(classes, visible_rings)
         cells = read_cells(fractions, self.cell_rules, self.profile.bonus_kind, rings)
         colour = CellColour.measure(lab, view, self._windows)
-        hidden = frozenset() if hand is None else _cells_under(hand, labels)
+        hidden = frozenset() if hand is None else _cells_covered(hand, labels, ARM_COVER_MAX)
         seen = _hide(cells, hidden)
         raw_floor = raw_floor_colour(seen, view, self._windows)
         floor = fit_floor(
@@ -193,6 +201,16 @@ class BoardReader:
 def _cells_under(region: NDArray[np.bool_], cell_labels: NDArray[np.int32]) -> frozenset[int]:
     """The cells whose window a region (a hand) touches."""
     return frozenset(np.unique(cell_labels[region & (cell_labels >= 0)]).tolist())
+
+
+def _cells_covered(
+    region: NDArray[np.bool_], cell_labels: NDArray[np.int32], share_max: float
+) -> frozenset[int]:
+    """The cells whose window a region (an arm) covers by more than ``share_max``."""
+    inside = cell_labels >= 0
+    total = np.bincount(cell_labels[inside], minlength=CELLS)
+    covered = np.bincount(cell_labels[inside & region], minlength=CELLS)
+    return frozenset(np.flatnonzero(covered > share_max * np.maximum(total, 1)).tolist())
 
 
 def _hide(cells: list[str], hidden: frozenset[int]) -> list[str]:
