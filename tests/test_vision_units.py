@@ -504,3 +504,30 @@ def test_a_cell_the_arm_only_grazes_is_still_read() -> None:
     assert _cells_covered(arm, labels, ARM_COVER_MAX) == frozenset({5 * 16 + 5})
     arm[ys.min() : ys.max() + 1, xs.min() : (xs.min() + xs.max()) // 2] = True
     assert _cells_covered(arm, labels, ARM_COVER_MAX) == frozenset({5 * 16 + 5, 5 * 16 + 6})
+
+
+def test_a_slot_of_pastel_cells_holds_a_tile() -> None:
+    # Glare turns a glossy tile pastel: no cell reaches the share a clear reading needs,
+    # but two cells each showing one species and no other are a tile, never bare floor.
+    from companion.vision.cells import fill_covered_cells
+
+    rules = CellRules()
+    slot = next(s for s in PROFILE.slots if not any(i in PROFILE.bonus_kind for i in s))
+    fractions = np.zeros((CELLS, N_CLASSES))
+    fractions[:, PixelClass.NEUTRAL] = 1.0
+    pastel = {slot[0]: PixelClass.G, slot[1]: PixelClass.B, slot[2]: PixelClass.B}
+    for i, species in pastel.items():
+        fractions[i] = 0.0
+        fractions[i, species] = 0.45
+        fractions[i, PixelClass.UNKNOWN] = 0.55
+    fractions[slot[3]] = 0.0
+    fractions[slot[3], PixelClass.NEUTRAL] = 0.7
+    fractions[slot[3], PixelClass.UNKNOWN] = 0.3
+    cells = ["?" if i in slot else "." for i in range(CELLS)]
+    out = fill_covered_cells(cells, fractions, PROFILE, rules)
+    assert [out[i] for i in slot] == ["G", "B", "B", "?"]
+    # One such cell is no proof: it may be a neighbour's piece leaning in.
+    fractions[slot[1], PixelClass.B] = 0.0
+    fractions[slot[2], PixelClass.B] = 0.0
+    out = fill_covered_cells(cells, fractions, PROFILE, rules)
+    assert [out[i] for i in slot] == ["?"] * 4

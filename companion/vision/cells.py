@@ -62,6 +62,13 @@ class CellRules:
     # glare takes the only colour it still shows, this much of it and no other.
     covered_colour_min: float = 0.15
     covered_other_max: float = 0.02
+    # A slot where no cell reaches ``colour_min`` still shows a tile when this many of its
+    # cells each show one species over this share and no other: glare turns a glossy tile
+    # pastel (half its pixels fall out of every class) but no bare floor shows two such
+    # cells (a printed icon is one, a neighbour's spill stays at the edge).  Yellow is no
+    # such proof: it shares the floor's hue, and a warm lamp turns bare floor yellowish.
+    pastel_colour_min: float = 0.3
+    pastel_cells_min: int = 2
     bonus_clean_ring_min: float = 0.85
     # A slot with this many cells read as bare floor holds no tile, whatever colour
     # spills into its other cells (with fewer, only its colourless cells are read empty).
@@ -185,7 +192,10 @@ def fill_covered_cells(
     out = list(cells)
     species = fractions[:, PixelClass.B : PixelClass.R + 1]
     for slot in profile.slots:
-        if not any(out[i] in SPECIES_ORDER for i in slot) or "." in (out[i] for i in slot):
+        if "." in (out[i] for i in slot):
+            continue
+        seen = any(out[i] in SPECIES_ORDER for i in slot)
+        if not seen and _pastel_cells(slot, species, profile, rules) < rules.pastel_cells_min:
             continue
         for i in slot:
             if out[i] != "?":
@@ -200,6 +210,25 @@ def fill_covered_cells(
             if best >= rules.covered_colour_min and second <= rules.covered_other_max:
                 out[i] = letter
     return out
+
+
+def _pastel_cells(
+    slot: tuple[int, ...], species: NDArray[np.float64], profile: BoardProfile, rules: CellRules
+) -> int:
+    """How many cells of a slot show one species other than yellow clearly and no other,
+    leaving out a cell whose printed icon is of that species."""
+    count = 0
+    for i in slot:
+        order = np.argsort(-species[i])
+        letter = SPECIES_ORDER[int(order[0])]
+        if letter == "Y" or profile.bonus_kind.get(i) == letter:
+            continue
+        if (
+            species[i, order[0]] >= rules.pastel_colour_min
+            and species[i, order[1]] <= rules.covered_other_max
+        ):
+            count += 1
+    return count
 
 
 def fill_open_slots(
