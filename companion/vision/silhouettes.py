@@ -186,6 +186,8 @@ class _Fitter:
         self.seen, self.valid = seen, valid
         self.geometry, self.pose, self.s = geometry, pose, px_per_mm
         self.origin = np.array(window[:2], dtype=np.float64)
+        # A silhouette depends on the space, the size and the yaw, not on the colour tried.
+        self._drawn: dict[tuple[int, float, float, float], NDArray[np.bool_]] = {}
 
     def reach(self, line: int) -> NDArray[np.bool_]:
         """Every pixel a piece of either size on ``line`` might cover."""
@@ -222,6 +224,13 @@ class _Fitter:
 
     def _draw(self, line: int, piece: PieceSize, yaw: float) -> NDArray[np.bool_]:
         """The pixels a piece on ``line`` covers in the top-down view, from the camera."""
+        key = (line, piece.height_mm, piece.width_mm, yaw)
+        drawn = self._drawn.get(key)
+        if drawn is None:
+            drawn = self._drawn[key] = self._project(line, piece, yaw)
+        return drawn
+
+    def _project(self, line: int, piece: PieceSize, yaw: float) -> NDArray[np.bool_]:
         base = np.asarray(self.geometry.worker_space_centre_mm(line), dtype=np.float64)
         across = np.array([math.cos(yaw), math.sin(yaw)])
         through = np.array([-math.sin(yaw), math.cos(yaw)]) * (piece.depth_mm / 2)
