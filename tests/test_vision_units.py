@@ -89,6 +89,25 @@ def test_frame_boundary_follows_a_clear_gap_only() -> None:
     assert frame_boundary([], rules) == rules.size_bias
 
 
+def test_an_unsure_camera_height_lets_the_boundary_move_further() -> None:
+    # Seen straight down, the camera's height rests on a typical lens and every piece may
+    # look larger than expected alike: the gap between the sizes then lies further off.
+    rules = WorkerRules()
+    shifted = [-0.3, -0.2, -0.1, 0.0, 0.25, 0.45, 0.5]
+    assert frame_boundary(shifted, rules) == rules.size_bias
+    assert frame_boundary(shifted, rules, height_log_sd=0.3) == pytest.approx(0.125)
+
+
+def test_no_boundary_makes_two_pieces_of_one_colour_dominus() -> None:
+    # The widest gap leaves one small piece below it; above it would be two red dominus,
+    # and a colour has one: the next gap is the boundary.
+    rules = WorkerRules()
+    scores = [-0.65, -0.22, -0.15, -0.12, 0.27, 0.33, 0.35]
+    colours = ["Y", "R", "G", "B", "R", "G", "B"]
+    assert frame_boundary(scores, rules, 0.2) == pytest.approx(-0.435)
+    assert frame_boundary(scores, rules, 0.2, colours) == pytest.approx((-0.12 + 0.27) / 2)
+
+
 def test_from_a_slant_the_reach_of_the_top_tells_the_size() -> None:
     g, rules = PROFILE.geometry, WorkerRules()
     lean = 0.8

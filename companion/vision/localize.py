@@ -153,6 +153,9 @@ class CameraPose:
 
     ground_mm: tuple[float, float]
     height_mm: float
+    # How sure the height is (standard deviation of its logarithm): a view straight down
+    # says little of the lens, and the height then rests on a typical lens.
+    height_log_sd: float = 0.0
 
     def lean(self, point_mm: tuple[float, float], height_mm: float) -> tuple[float, float]:
         """Where, on the board plane, a point ``height_mm`` above ``point_mm`` appears.
@@ -184,7 +187,7 @@ def estimate_pose(
     width, height = image_size
     shift = np.array([[1, 0, -width / 2], [0, 1, -height / 2], [0, 0, 1]], dtype=np.float64)
     h = shift @ homography
-    focal = focal_length(h, max(width, height), board_mm)
+    focal, focal_log_sd = focal_estimate(h, max(width, height), board_mm)
     k_inv = np.diag([1 / focal, 1 / focal, 1.0])
     m = k_inv @ h
     scale = 2.0 / (np.linalg.norm(m[:, 0]) + np.linalg.norm(m[:, 1]))
@@ -192,11 +195,17 @@ def estimate_pose(
     r3 = np.cross(r1, r2)
     rot = np.stack([r1, r2, r3], axis=1)
     centre = -rot.T @ t
-    return CameraPose((float(centre[0]), float(centre[1])), float(abs(centre[2])))
+    return CameraPose((float(centre[0]), float(centre[1])), float(abs(centre[2])), focal_log_sd)
 
 
 def focal_length(centred: FloatArray, image_width: int, board_mm: float) -> float:
-    """Focal length (px) for a homography whose image origin is the principal point.
+    """Focal length (px) for a homography whose image origin is the principal point."""
+    return focal_estimate(centred, image_width, board_mm)[0]
+
+
+def focal_estimate(centred: FloatArray, image_width: int, board_mm: float) -> tuple[float, float]:
+    """Focal length (px) for a homography whose image origin is the principal point, and
+    the standard deviation of its logarithm.
 
     The measurement and the typical lens are combined in log scale, each weighed by the
     inverse of its variance; the measurement's comes from moving each of the board's four
@@ -205,7 +214,7 @@ def focal_length(centred: FloatArray, image_width: int, board_mm: float) -> floa
     typical = TYPICAL_FOCAL * image_width
     measured = _measured_focal(centred)
     if measured is None:
-        return typical
+        return typical, TYPICAL_FOCAL_SPREAD
     board = np.array([[0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1]], dtype=np.float64).T
     board *= np.array([[board_mm], [board_mm], [1.0]])
     seen = centred @ board
@@ -218,12 +227,12 @@ def focal_length(centred: FloatArray, image_width: int, board_mm: float) -> floa
         moved_h = cv2.getPerspectiveTransform(src, moved.astype(np.float32))
         other = _measured_focal(np.asarray(moved_h, dtype=np.float64))
         if other is None:
-            return typical
+            return typical, TYPICAL_FOCAL_SPREAD
         variance += math.log(other / measured) ** 2
     weight = 1.0 / max(variance, 1e-12)
     prior = 1.0 / TYPICAL_FOCAL_SPREAD**2
     log_focal = (weight * math.log(measured) + prior * math.log(typical)) / (weight + prior)
-    return math.exp(log_focal)
+    return math.exp(log_focal), math.sqrt(1.0 / (weight + prior))
 
 
 def _measured_focal(centred: FloatArray) -> float | None:

@@ -138,6 +138,9 @@ class WorkerRules:
     # pieces' scores, no further than boundary_shift from the default.
     cluster_gap: float = 0.2
     boundary_shift: float = 0.15
+    # ... and further by this much per unit of the camera height's log uncertainty: an
+    # unsure height (a view straight down) makes every expected area unsure alike.
+    boundary_shift_per_height_sd: float = 1.0
     silhouettes: SilhouetteRules = field(default_factory=SilhouetteRules)
 
 
@@ -209,7 +212,8 @@ def read_workers(
     codes = _read_beside_neighbours(cores, classes, layout, pose, rules)
     measures = _measure_pieces(classes, lab, layout, codes, cores.leans, background)
     scores, expected = _size_scores(layout, codes, measures, cores.leans)
-    boundary = frame_boundary(list(scores.values()), rules)
+    colours = [str(codes[line])[0] for line in scores]
+    boundary = frame_boundary(list(scores.values()), rules, pose.height_log_sd, colours)
     out = _size_each_piece(layout, codes, measures, cores.leans, scores, boundary, rules)
     out = _size_touching_pairs(out, codes, measures, expected, scores, boundary, rules)
     out = _check_hidden(out, measures, classes, layout, pose, rules)
@@ -554,20 +558,37 @@ def size_evidence(
     return (area + weight * reach) / (1 + weight)
 
 
-def frame_boundary(scores: list[float], rules: WorkerRules) -> float:
+def frame_boundary(
+    scores: list[float],
+    rules: WorkerRules,
+    height_log_sd: float = 0.0,
+    colours: list[str] | None = None,
+) -> float:
     """The vilicus/dominus boundary for this frame.
 
     How large a piece looks depends on the light, the lens and the exact shape of the
     meeples, by up to about 20 %.  When a frame shows both sizes, its scores form two
     clusters with a clear gap, and the middle of that gap is a better boundary than any
-    fixed one.  Otherwise the default stands.
+    fixed one.  Otherwise the default stands.  A gap that would leave two pieces of one
+    colour (``colours``, in the order of ``scores``) above it is no boundary: each colour
+    has a single dominus.
     """
-    ordered = sorted(s for s in scores if abs(s - rules.size_bias) < rules.implausible)
+    ordered = sorted(
+        (s, c)
+        for s, c in zip(scores, colours or [""] * len(scores), strict=True)
+        if abs(s - rules.size_bias) < rules.implausible
+    )
     best_gap, boundary = 0.0, rules.size_bias
-    for low, high in itertools.pairwise(ordered):
+    shift_max = rules.boundary_shift + rules.boundary_shift_per_height_sd * height_log_sd
+    for k, ((low, _), (high, _)) in enumerate(itertools.pairwise(ordered)):
         gap = high - low
         middle = (low + high) / 2
-        if gap > best_gap and abs(middle - rules.size_bias) <= rules.boundary_shift:
+        above = [c for _, c in ordered[k + 1 :] if c]
+        if (
+            gap > best_gap
+            and abs(middle - rules.size_bias) <= shift_max
+            and len(above) == len(set(above))
+        ):
             best_gap, boundary = gap, middle
     return boundary if best_gap >= rules.cluster_gap else rules.size_bias
 
