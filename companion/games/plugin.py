@@ -7,7 +7,7 @@ through it; none of them imports a game package directly.
 
 The protocol is grouped by the layer that calls it.  Each hook imports its game-side code
 lazily, so listing the installed games stays cheap and a game's optional dependencies
-(vision for Garum, say) load only when used.
+(a camera reader, say) load only when used.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ class GamePlugin(Protocol):
 
     #: Registry key: lowercase, used in URLs, config files and the log's opening event.
     name: str
-    #: Shown to people: "Garum", "The Ides of March".
+    #: Shown to people, in page titles and menus.
     title: str
 
     # -- table layer: new games, the referee, lights, buttons, simulated players ----------
