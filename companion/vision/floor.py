@@ -42,10 +42,6 @@ FLOOR_OUTLIER_MIN = 1.5
 SENSOR_LIMIT = 245
 # A cell is washed out when this share of its pixels has two or more channels at the limit.
 WASHED_OUT_MIN = 0.5
-# Lab lightness units a washed-out cell may exceed the floor's lightness fitted at its place
-# and still be bare floor: a frame exposed too brightly clips the floor where the light
-# field puts it, while glare is light beyond that field (a glossy tile's reflection).
-WASHED_FLOOR_EXCESS_MAX = 3.0
 # Brightness factors along which the floor's clipped colour is traced (darker to brighter).
 BRIGHTENING = np.linspace(0.5, 4.0, 141)
 FLOOR_SAMPLE_STEP = 7
@@ -152,9 +148,6 @@ class FloorModel:
     path_lightness: FloatArray  # along BRIGHTENING, increasing
     path_da: FloatArray  # chroma change from the floor's own, along the path
     path_db: FloatArray
-    # The floor's lightness at every cell, fitted to the floor cells that are not washed
-    # out; ``None`` when too few show.
-    lightness: FloatArray | None = None
 
     def expected(self, lightness: FloatArray) -> tuple[FloatArray, FloatArray]:
         """The floor's chroma at each cell, seen as bright as the cell is."""
@@ -177,7 +170,6 @@ def fit_floor(
     if raw_floor_bgr is None:
         flat = np.zeros(len(BRIGHTENING))
         return FloorModel(a, b, np.linspace(0.0, 255.0, len(BRIGHTENING)), flat, flat)
-    lightness = _floor_lightness(cells, colour, windows, a, b)
     brightened = np.minimum(raw_floor_bgr[None, :] * BRIGHTENING[:, None], 255.0)
     lab = to_analysis(np.round(brightened).astype(np.uint8).reshape(-1, 1, 3)).reshape(-1, 3)
     path = lab.astype(np.float64)
@@ -192,7 +184,6 @@ def fit_floor(
         path[:, 0],
         path[:, 1] - own[1],
         path[:, 2] - own[2],
-        lightness,
     )
 
 
@@ -222,19 +213,6 @@ def _floor_plane(
     return np.asarray(fitted[:, 0]), np.asarray(fitted[:, 1])
 
 
-def _floor_lightness(
-    cells: list[str], colour: CellColour, windows: CellWindows, a: FloatArray, b: FloatArray
-) -> FloatArray | None:
-    """The light field over the floor: a plane fitted to the lightness of the cells that
-    show the floor's chroma unclipped."""
-    off = np.hypot(colour.a - a, colour.b - b)
-    chosen = (
-        windows.read_empty(cells) & (colour.washed_out < WASHED_OUT_MIN) & (off <= FLOOR_MATCH_MAX)
-    )
-    fitted = _robust_plane(windows, np.flatnonzero(chosen), colour.lightness[:, None])
-    return None if fitted is None else np.asarray(fitted[:, 0])
-
-
 def _robust_plane(
     windows: CellWindows, used: NDArray[np.intp], values: FloatArray
 ) -> FloatArray | None:
@@ -256,17 +234,12 @@ def _robust_plane(
 
 
 def shows_floor(colour: CellColour, floor: FloorModel, windows: CellWindows) -> NDArray[np.bool_]:
-    """Cells whose colour proves bare floor: the floor's chroma at that place, and no
-    more light than the floor gets there if the sensor clipped it (glare washes a glossy
-    tile to the floor's colour, never to the floor's light field)."""
+    """Cells whose colour proves bare floor: the floor's chroma at that place, with at
+    least one channel short of the sensor's limit (glare washes a glossy tile to the
+    floor's colour; with two channels clipped nothing tells them apart)."""
     ea, eb = floor.expected(colour.lightness)
     off = np.hypot(colour.a - ea, colour.b - eb)
-    washed = colour.washed_out >= WASHED_OUT_MIN
-    if floor.lightness is None:
-        exposure = np.zeros(CELLS, dtype=bool)
-    else:
-        exposure = colour.lightness - floor.lightness <= WASHED_FLOOR_EXCESS_MAX
-    return np.asarray((off <= FLOOR_MATCH_MAX) & (~washed | exposure))
+    return np.asarray((off <= FLOOR_MATCH_MAX) & (colour.washed_out < WASHED_OUT_MIN))
 
 
 def prove_empty(
@@ -284,8 +257,10 @@ def admit_floor(
     windows: CellWindows,
     species_share: FloatArray,
     stray_max: float,
+    hidden: frozenset[int] = frozenset(),
 ) -> list[str]:
-    """Unread plain cells that show the floor's own colour become empty.
+    """Unread plain cells that show the floor's own colour become empty (never one under
+    an arm: the window's mean is then the arm's).
 
     A lamp of another colour on one side of the board pushes the bare floor there out of
     the floor class, so those cells are read as unknown; the floor fitted to the rest of
@@ -293,7 +268,7 @@ def admit_floor(
     no species colour.
     """
     proven = shows_floor(colour, floor, windows) & (species_share <= stray_max)
-    return ["." if c == "?" and proven[i] else c for i, c in enumerate(cells)]
+    return ["." if c == "?" and proven[i] and i not in hidden else c for i, c in enumerate(cells)]
 
 
 __all__ = [

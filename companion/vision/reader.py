@@ -172,7 +172,9 @@ class BoardReader:
         )
         cells = prove_empty(cells, colour, floor, self._windows)
         species = fractions[:, PixelClass.B : PixelClass.R + 1].sum(axis=1)
-        cells = admit_floor(cells, colour, floor, self._windows, species, self.cell_rules.stray_max)
+        cells = admit_floor(
+            cells, colour, floor, self._windows, species, self.cell_rules.stray_max, hidden
+        )
         cells = fill_covered_cells(cells, fractions, self.profile, self.cell_rules)
         cells = fill_open_slots(cells, fractions, self.profile, self.cell_rules)
         if hand is not None:
