@@ -120,7 +120,7 @@ def test_physical_dice_take_the_face_entered_and_the_log_says_so(
     status, body = post(client, "/api/ides/act", {"action": roll})
     assert status == 200 and body["action"] == roll
     assert table.game is not None and table.game.phase is Phase.ACTION
-    logged = [e.payload["action"] for e in log.events(game_id) if e.kind is EventKind.IDES_ACTION]
+    logged = [e.payload["action"] for e in log.events(game_id) if e.kind is EventKind.ACTION]
     assert logged[-1] == roll
     resumed = IdesTable(log, roll_s=0)
     assert resumed.dice_mode is DiceMode.PHYSICAL and resumed.game == table.game

@@ -72,7 +72,7 @@ def test_actions_are_logged_with_their_faces_and_the_game_resumes(log: GameLog) 
     table = IdesTable(log, dice=Dice.seeded(3), roll_s=0)
     table.new_game(["Ann", "Bo", "Cy"])
     play_some(table, 150, seed=4)
-    events = [e for e in log.events(table.game_id) if e.kind is EventKind.IDES_ACTION]
+    events = [e for e in log.events(table.game_id) if e.kind is EventKind.ACTION]
     assert len(events) == table.actions_applied == 150
     rolls = [e.payload["action"] for e in events if e.payload["action"]["kind"] == "roll"]
     assert rolls and all(r["face"] in ("green", "red", "yellow", "purple") for r in rolls)
@@ -106,7 +106,7 @@ def test_a_logged_action_the_rules_refuse_is_reported_as_damage(log: GameLog) ->
     table = IdesTable(log, roll_s=0)
     game_id = table.new_game(["Ann", "Bo"])
     table.act(DrawFreeTile(to_stockpile=True))
-    bad = log.append(game_id, EventKind.IDES_ACTION, {"action": {"kind": "promote"}, "by": "x"})
+    bad = log.append(game_id, EventKind.ACTION, {"action": {"kind": "promote"}, "by": "x"})
     with pytest.raises(LogError, match=f"event {bad.seq} cannot be replayed"):
         IdesTable(log)
 
@@ -123,7 +123,7 @@ def _spawn(db: Path, seed: int) -> subprocess.Popen[str]:
 
 def _logged_actions(db: Path) -> list[dict[str, object]]:
     with GameLog(db) as log:
-        return [e.payload["action"] for e in log.events() if e.kind is EventKind.IDES_ACTION]
+        return [e.payload["action"] for e in log.events() if e.kind is EventKind.ACTION]
 
 
 @pytest.mark.parametrize("kill_after", [25, 140])

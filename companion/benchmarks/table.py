@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
         assert isinstance(camera, SimulatedPlayersCamera)
         published: list[float] = []
         shown: list[float] = []
-        table.session.hub.publish = _recording(table.session.hub.publish, published)  # type: ignore[method-assign]
+        table.session.viewers.publish = _recording(table.session.viewers.publish, published)  # type: ignore[method-assign]
         table.start()
         try:
             if args.no_browser:

@@ -20,11 +20,12 @@ from pathlib import Path
 
 from companion.cli._arguments import positive_count, seconds
 from companion.games.garum import simulate_game
+from companion.games.garum.referee import SetupRequest
+from companion.games.garum.sighting import Sighting
 from companion.games.garum.state import BoardState
 from companion.table.fakes import RecordingLights
 from companion.table.log import GameLog
-from companion.table.ports import Reading
-from companion.table.session import NewGame, TableSession
+from companion.table.session import TableSession
 from companion.web import Services, create_app
 from companion.web.config import WebConfig
 from companion.web.serve import DashboardServer
@@ -86,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
         owner = threading.Thread(target=session.run, args=(stop,), daemon=True)
         owner.start()
         session.operate(
-            "new_game", request=NewGame("troia", "standard", (("A", ("B", "G")), ("B", ("Y", "R"))))
+            "new_game",
+            request=SetupRequest("troia", "standard", (("A", ("B", "G")), ("B", ("Y", "R")))),
         )
         assert session.game is not None
         states = simulate_game(session.game.setup, random.Random(2))[: args.changes]
@@ -99,14 +101,14 @@ def run(args: argparse.Namespace) -> int:
                 v.connected.wait(30)
             failed = [v.failed for v in viewers if v.failed]
             deadline = time.perf_counter() + 30
-            while session.hub.subscribers < args.clients and time.perf_counter() < deadline:
+            while session.viewers.subscribers < args.clients and time.perf_counter() < deadline:
                 time.sleep(0.05)
             latencies: list[float] = []
             missed = 0
             for state in states:
                 before = session.snapshot()["version"]
                 sent = time.perf_counter()
-                session.feed(Reading(state))
+                session.feed(Sighting(state))
                 version = _wait_version(session, before, args.timeout)
                 end = time.perf_counter() + args.timeout
                 while time.perf_counter() < end and not all(version in v.arrivals for v in viewers):
@@ -179,7 +181,7 @@ def _browser_latencies(url: str, session: TableSession, states: list[BoardState]
             assert session.game is not None and session.game.turn is not None
             next_turn = session.game.turn.number + 1
             sent = time.perf_counter()
-            session.feed(Reading(state))
+            session.feed(Sighting(state))
             page.wait_for_selector(f".turn[data-turn='{next_turn}']", timeout=10_000)
             out.append(time.perf_counter() - sent)
         browser.close()

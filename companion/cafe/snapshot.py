@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from companion.games.garum import Game, score_state
+from companion.games.garum.history import History, fold
+from companion.games.garum.replay import game_at
 from companion.games.garum.state import BoardState
-from companion.table.history import History, fold
+from companion.games.garum.view import revealed_vats
 from companion.table.log import Event, EventKind, GameLog
-from companion.table.replay import game_at
-from companion.table.view import revealed_vats
 
 
 class TableFold:

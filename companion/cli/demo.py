@@ -15,11 +15,11 @@ from companion.cli._arguments import seconds, seed
 from companion.cli.run import serve
 from companion.cli.score import render_table
 from companion.games.garum import Game, Variant, line_name, random_setup, score_state, simulate_game
+from companion.games.garum.players import DEFAULT_PACE_S, DEFAULT_PATIENCE_S, DEMO_MISTAKES
 from companion.games.garum.rules import COLOUR_NAMES
 from companion.games.garum.state import BoardState
 from companion.table import ides_demo
 from companion.table.config import demo_config
-from companion.table.players import DEFAULT_PACE_S, DEFAULT_PATIENCE_S, DEMO_MISTAKES
 
 TERMINAL_PACE_S = 0.05
 

@@ -84,7 +84,7 @@ def serve(
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
     try:
-        with table.session.hub.subscribe() as sub:
+        with table.session.viewers.subscribe() as sub:
             before: dict[str, Any] = {}
             while not done.is_set():
                 update = sub.get(0.2)

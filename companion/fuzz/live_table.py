@@ -14,12 +14,12 @@ from typing import Any
 from flask import Flask
 
 from companion.games.garum import simulate_game
+from companion.games.garum.sighting import Sighting
 from companion.games.garum.state import BoardState
 from companion.games.ides import Dice
 from companion.table.fakes import RecordingLights
 from companion.table.ides_session import IdesTable
 from companion.table.log import GameLog
-from companion.table.ports import Reading
 from companion.table.session import TableSession
 from companion.web import Services, create_app
 from companion.web.config import WebConfig
@@ -51,7 +51,7 @@ class LiveTable:
             self._plan = simulate_game(game.setup, rng)
         played = int(self.session.snapshot().get("turns_played") or 0)
         if played < len(self._plan):
-            self.session.feed(Reading(self._plan[played]))
+            self.session.feed(Sighting(self._plan[played]))
             self.session.drain()
 
     def close(self) -> None:

@@ -12,7 +12,10 @@ lazily, so listing the installed games stays cheap and a game's optional depende
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from companion.games.table_seam import Referee
 
 
 @runtime_checkable
@@ -26,8 +29,10 @@ class GamePlugin(Protocol):
 
     # -- table layer: new games, the referee, lights, buttons, simulated players ----------
 
-    def referee(self) -> Any:
-        """The game's referee factory for the generic table session."""
+    def referee(self) -> Referee:
+        """The game's referee for the generic table session (see
+        :mod:`companion.games.table_seam`): new games, the fold of logged events, judging
+        observations and operator actions, the view, the lights and the buttons."""
         ...
 
     # -- web layer: views and pages --------------------------------------------------------

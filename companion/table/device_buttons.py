@@ -8,10 +8,10 @@ from collections.abc import Iterator
 
 from companion.devices.buttons import Button as DeviceButton
 from companion.devices.buttons import ButtonAction, Buttons
-from companion.table.ports import Button, ButtonPress
+from companion.table.ports import ButtonPress, ButtonRole
 
 # What each physical button means at a Garum table.
-MEANING = {DeviceButton.CONFIRM: Button.ACCEPT, DeviceButton.UNDO: Button.UNDO}
+MEANING = {DeviceButton.CONFIRM: ButtonRole.ACCEPT, DeviceButton.UNDO: ButtonRole.UNDO}
 
 
 class DeviceButtons:

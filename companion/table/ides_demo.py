@@ -21,13 +21,13 @@ from companion.cli._arguments import port_number, positive_rate, seconds
 from companion.errors import CompanionError, InputError
 from companion.games.ides import Dice, DiceMode
 from companion.games.ides.simulate import DEFAULT_NAMES, choose
+from companion.games.table_seam import LightsPicture
 from companion.link.emulator import Emulator
 from companion.link.host import HostLink
 from companion.table import ides_words as words
 from companion.table.chain_key import default_key_path, open_table_log
 from companion.table.ides_lights import LightsOut
 from companion.table.ides_session import IdesStatus, IdesTable
-from companion.table.ports import TableLights as GarumLights
 from companion.table.session import TableSession
 from companion.web import Services, create_app
 from companion.web.config import WebConfig
@@ -39,7 +39,7 @@ ROLL_S = 0.6  # dice animation at a watchable pace
 class _Dark:
     """The Garum side of the dashboard has no lights in this demo."""
 
-    def show(self, lights: GarumLights) -> None:
+    def show(self, lights: LightsPicture) -> None:
         pass
 
 

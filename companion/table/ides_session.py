@@ -37,7 +37,7 @@ from companion.limits import name_problem
 from companion.link.lights import TableLights
 from companion.table import ides_words as words
 from companion.table.evidence import TamperedLog, acknowledge, evidence_view, unacknowledged
-from companion.table.hub import Hub
+from companion.table.feed import ViewerFeed
 from companion.table.ides_lights import DiceLights, LightsOut, picture
 from companion.table.ides_view import ides_view
 from companion.table.log import Event, EventKind, GameLog, LogError, canonical_json
@@ -100,11 +100,11 @@ class IdesTable:
         lights: LightsOut | None = None,
         *,
         dice: Dice | None = None,
-        hub: Hub | None = None,
+        hub: ViewerFeed | None = None,
         roll_s: float = 0.8,
     ) -> None:
         self.log = log
-        self.hub = hub or Hub()
+        self.hub = hub or ViewerFeed()
         self._dice = dice
         self._lock = threading.RLock()
         self._lights = DiceLights(lights, roll_s=roll_s, on_settle=self._settled)
@@ -202,7 +202,7 @@ class IdesTable:
         self.last_seq = event.seq
         if event.kind is EventKind.GAME_STARTED:
             self._open(event.payload, event.seq)
-        elif event.kind is EventKind.IDES_ACTION:
+        elif event.kind is EventKind.ACTION:
             assert self.game is not None
             try:
                 action = action_from_dict(event.payload.get("action"))
@@ -288,9 +288,7 @@ class IdesTable:
                 self.refusal = exc
                 self._publish(self._lights.show(picture(game, refused=True)))
                 raise
-            event = self._append(
-                EventKind.IDES_ACTION, {"action": action_to_dict(applied), "by": by}
-            )
+            event = self._append(EventKind.ACTION, {"action": action_to_dict(applied), "by": by})
             self._record(applied, after, event.seq, by)
             self.refusal = None
             self.cursor = 0

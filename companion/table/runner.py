@@ -18,6 +18,15 @@ from companion.devices.buttons import Button as DeviceButton
 from companion.devices.buttons import Buttons, RPiGPIOPins
 from companion.errors import InputError
 from companion.games.garum import parse_record
+from companion.games.garum.players import (
+    DEFAULT_PACE_S,
+    DEFAULT_PATIENCE_S,
+    PlayersPlan,
+    SimulatedPlayers,
+    WatchedTable,
+)
+from companion.games.garum.referee import SetupRequest, make_setup
+from companion.games.table_seam import LightsPicture
 from companion.input_files import read_text
 from companion.table.camera import CameraReadings
 from companion.table.chain_key import open_table_log
@@ -26,20 +35,8 @@ from companion.table.device_buttons import DeviceButtons
 from companion.table.frames import render_jpeg
 from companion.table.led import LinkLights
 from companion.table.log import GameLog
-from companion.table.players import (
-    DEFAULT_PACE_S,
-    DEFAULT_PATIENCE_S,
-    PlayersPlan,
-    SimulatedPlayers,
-    WatchedTable,
-)
-from companion.table.ports import (
-    ButtonSource,
-    LightsSink,
-    ReadingSource,
-    TableLights,
-)
-from companion.table.session import NewGame, TableSession, TableState, make_setup
+from companion.table.ports import ButtonSource, LightsSink, ObservationSource
+from companion.table.session import TableSession, TableState
 from companion.table.simcam import SimulatedPlayersCamera
 from companion.table.sources import PlayersReadings, RecordReadings
 from companion.vision.sources import OpenCVCamera, PiCamera
@@ -62,20 +59,21 @@ DEFAULT_GAME: dict[str, Any] = {
 class PrintedLights:
     """Lights shown as a line on the terminal, for a table without the LED device."""
 
-    def show(self, lights: TableLights) -> None:
-        vat = f" vat {lights.vat}" if lights.vat is not None else ""
-        colour = f" colour {lights.colour}" if lights.colour else ""
-        print(f"lights: {lights.status.value}{vat}{colour}", file=sys.stderr, flush=True)
+    def show(self, lights: LightsPicture) -> None:
+        shown = lights.to_dict()
+        vat = f" vat {shown['vat']}" if shown.get("vat") is not None else ""
+        colour = f" colour {shown['colour']}" if shown.get("colour") else ""
+        print(f"lights: {shown.get('status')}{vat}{colour}", file=sys.stderr, flush=True)
 
 
 class NoLights:
-    def show(self, lights: TableLights) -> None:
+    def show(self, lights: LightsPicture) -> None:
         pass
 
 
 def make_readings(
     config: TableConfig, table: WatchedTable
-) -> tuple[ReadingSource | None, NewGame | None]:
+) -> tuple[ObservationSource | None, SetupRequest | None]:
     """The reading source, and the game it implies (a recorded game is replayed as set up);
     simulated players watch ``table`` to follow its operator."""
     backend = config.camera
@@ -84,7 +82,7 @@ def make_readings(
         lines = read_text(path, what="game record").splitlines()
         record = parse_record(lines, str(path))
         interval = float(backend.options.get("interval_s", 2.0))
-        return RecordReadings(record.states, interval_s=interval), NewGame.of(record.setup)
+        return RecordReadings(record.states, interval_s=interval), SetupRequest.of(record.setup)
     if backend.kind in ("simulated", "synthetic"):
         request = new_game_from(config.game or DEFAULT_GAME, config.source)
         seed = backend.options.get("seed")
@@ -98,8 +96,8 @@ def make_readings(
             )
             readings = CameraReadings(camera, setup.board, still_s=0.2, max_fps=20)
             camera.on_board = readings.use_board
-            return readings, NewGame.of(setup)
-        return PlayersReadings(players, hand_s=hand_s, frame=render_jpeg), NewGame.of(setup)
+            return readings, SetupRequest.of(setup)
+        return PlayersReadings(players, hand_s=hand_s, frame=render_jpeg), SetupRequest.of(setup)
     if backend.kind in ("opencv", "picamera"):
         name = str(backend.options.get("board", "troia"))
         board = load_profile(name if name in BUILTIN else config.path(name))
@@ -176,9 +174,9 @@ def _option(backend: Backend, key: str, kind: type, config: TableConfig, section
     return value
 
 
-def new_game_from(data: dict[str, Any], source: str) -> NewGame:
+def new_game_from(data: dict[str, Any], source: str) -> SetupRequest:
     try:
-        return NewGame.from_dict(data)
+        return SetupRequest.from_dict(data)
     except InputError as exc:
         raise exc.located(source=source, field_prefix="game") from None
 
@@ -191,7 +189,7 @@ class Table:
     session: TableSession
     server: DashboardServer
     lights: LightsSink | None = None
-    readings: ReadingSource | None = None
+    readings: ObservationSource | None = None
     buttons: ButtonSource | None = None
     _stop: threading.Event = field(default_factory=threading.Event)
     _owner: threading.Thread | None = None
@@ -202,7 +200,7 @@ class Table:
         config: TableConfig,
         *,
         lights: LightsSink | None = None,
-        readings: ReadingSource | None = None,
+        readings: ObservationSource | None = None,
         web: WebConfig | None = None,
         fresh: bool = False,
     ) -> Table:
