@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from garum_helpers import with_cells
 
+from companion.app.table import DEFAULT_GAME, new_game_from
 from companion.games.garum import tile_owner
 from companion.games.garum.players import Move, PlayersPlan, SimulatedPlayers, legal_move
 from companion.games.garum.referee import SetupRequest
@@ -19,7 +20,6 @@ from companion.games.garum.sighting import Sighting
 from companion.games.garum.state import BoardState
 from companion.table.fakes import RecordingLights
 from companion.table.log import EventKind, GameLog
-from companion.table.runner import DEFAULT_GAME, new_game_from
 from companion.table.session import TableSession, TableState
 from companion.web import Services, create_app
 from companion.web.config import WebConfig
@@ -307,9 +307,9 @@ def test_the_players_keep_their_pace(log: GameLog) -> None:
 
 
 def test_a_plan_is_taken_from_the_table_file(tmp_path: Path) -> None:
+    from companion.app.table import players_plan
     from companion.errors import InputError
     from companion.table.config import demo_config
-    from companion.table.runner import players_plan
 
     config = demo_config(tmp_path, pace_s=4.0, patience_s=None, mistakes_at=(2, 9))
     assert players_plan(config) == PlayersPlan(4.0, None, (2, 9))

@@ -15,16 +15,16 @@ from flask import Flask
 from flask.testing import FlaskClient
 from hypothesis import given
 from hypothesis import strategies as st
+from ides_driver import IdesDriver, IdesStatus
 from test_evidence_log import FORGED, edit_and_rechain
 
 from companion.games.garum import parse_record, simulate_game
 from companion.games.garum.referee import SetupRequest
 from companion.games.garum.sighting import Sighting
 from companion.games.garum.view import viewer_view
-from companion.games.ides import Dice, IllegalAction, Promote
+from companion.games.ides import Dice, Promote
 from companion.table.chain_key import open_table_log
 from companion.table.fakes import RecordingLights
-from companion.table.ides_session import IdesStatus, IdesTable
 from companion.table.log import EventKind, GameLog
 from companion.table.session import ActionError, TableSession, TableState
 from companion.web import Services, create_app
@@ -301,25 +301,21 @@ def test_a_game_played_to_its_last_turn_shows_its_chain_head(table: Table) -> No
 def test_an_edited_ides_log_waits_for_the_operator(tmp_path: Path) -> None:
     path, key_file = tmp_path / "data" / "ides.db", tmp_path / "config" / "chain.key"
     with open_table_log(path, key_file) as log:
-        first = IdesTable(log, dice=Dice.seeded(3), roll_s=0)
+        first = IdesDriver(log, dice=Dice.seeded(3), roll_s=0)
         first.new_game(["Livia", "Marcus"])
         for _ in range(4):
             first.act(first.choices()[0])
         first.close()
     opening = 1
     edit_payload(path, opening, json.dumps({"game": "ides", "players": ["Livia", "Brutus"]}))
-    with (
-        open_table_log(path, key_file) as log,
-        open_table_log(tmp_path / "data" / "table.db", key_file) as garum,
-    ):
-        table = IdesTable(log, dice=Dice.seeded(3), roll_s=0)
+    with open_table_log(path, key_file) as log:
+        table = IdesDriver(log, dice=Dice.seeded(3), roll_s=0)
         try:
             assert table.status is IdesStatus.TAMPERED
-            with pytest.raises(IllegalAction, match="acknowledge"):
+            with pytest.raises(ActionError, match="acknowledge"):
                 table.act(Promote())
             config = WebConfig(operator_token=TOKEN, secret_key="k", sse_heartbeat_s=0.2)
-            session = TableSession(garum, RecordingLights())
-            client = create_app(config, Services(session, garum, ides=table)).test_client()
+            client = create_app(config, Services(table.session, log)).test_client()
             page = client.get("/ides").get_data(as_text=True)
             assert "The game log was altered" in page and f"at event {opening}" in page
             assert client.get("/api/ides/state").get_json()["status"] == "tampered"
@@ -333,7 +329,7 @@ def test_an_edited_ides_log_waits_for_the_operator(tmp_path: Path) -> None:
         finally:
             table.close()
     with open_table_log(path, key_file) as log:
-        again = IdesTable(log, roll_s=0)
+        again = IdesDriver(log, roll_s=0)
         assert again.status is not IdesStatus.TAMPERED  # acknowledged once, for good
         again.close()
 

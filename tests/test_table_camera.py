@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from companion.app.table import DEFAULT_GAME, Table, new_game_from
 from companion.boards import load_profile
 from companion.games.garum.players import PlayersPlan, SimulatedPlayers
 from companion.games.garum.referee import SetupRequest
@@ -19,7 +20,6 @@ from companion.table.commands import NewGame
 from companion.table.config import demo_config
 from companion.table.fakes import RecordingLights
 from companion.table.log import EventKind, GameLog
-from companion.table.runner import DEFAULT_GAME, Table, new_game_from
 from companion.table.session import TableSession
 from companion.table.simcam import SimulatedPlayersCamera
 from companion.web.config import WebConfig

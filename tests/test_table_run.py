@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from companion.app.table import Table
 from companion.boards import load_profile
 from companion.errors import InputError
 from companion.games.garum import GameSetup, Seat, Variant, record_lines, simulate_game
@@ -23,7 +24,6 @@ from companion.table.config import demo_config, load_config
 from companion.table.fakes import RecordingLights
 from companion.table.led import LinkLights
 from companion.table.log import ChainStatus, EventKind, GameLog
-from companion.table.runner import Table
 from companion.web.config import WebConfig
 
 DEMO_SEATS = [{"name": "Ana", "colours": ["B", "G"]}, {"name": "Ben", "colours": ["Y", "R"]}]

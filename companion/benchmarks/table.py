@@ -15,11 +15,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from companion.app.table import Table
 from companion.cli._arguments import positive_count, seed
 from companion.table.camera import CameraReadings
 from companion.table.config import demo_config
 from companion.table.fakes import RecordingLights
-from companion.table.runner import Table
 from companion.table.simcam import SimulatedPlayersCamera
 from companion.web.config import WebConfig
 

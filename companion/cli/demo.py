@@ -9,16 +9,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from companion.app import ides as ides_demo
+from companion.app.table import serve
 from companion.boards import BUILTIN, load_profile
 from companion.cafe.options import add_cafe_arguments
 from companion.cli._arguments import seconds, seed
-from companion.cli.run import serve
 from companion.cli.score import render_table
 from companion.games.garum import Game, Variant, line_name, random_setup, score_state, simulate_game
 from companion.games.garum.players import DEFAULT_PACE_S, DEFAULT_PATIENCE_S, DEMO_MISTAKES
 from companion.games.garum.rules import COLOUR_NAMES
 from companion.games.garum.state import BoardState
-from companion.table import ides_demo
 from companion.table.config import demo_config
 
 TERMINAL_PACE_S = 0.05

@@ -152,9 +152,9 @@ class Match(Protocol):
         """Judges what the camera saw; returns a one-word outcome."""
         ...
 
-    def act(self, action: object, desk: Desk) -> str:
+    def act(self, action: object, desk: Desk) -> object:
         """Carries out one of the game's operator actions (see :meth:`Referee.action`);
-        raises :class:`ActionError` when it does not fit now."""
+        returns its outcome, raises :class:`ActionError` when it does not fit now."""
         ...
 
     def press(self, press: ButtonPress, desk: Desk) -> str:

@@ -80,13 +80,16 @@ class TableSession:
         viewers: ViewerFeed | None = None,
         *,
         game: str = registry.DEFAULT_GAME,
+        referee: Referee | None = None,
         rng: random.Random | None = None,
     ) -> None:
+        """``game`` names the table's game (the registry's default); ``referee`` gives its
+        referee ready made (seeded dice, say) instead of the plugin's."""
         self.log = log
         self.viewers = viewers or ViewerFeed()
         self._lights = lights
         self._rng = rng
-        self._referee: Referee = registry.game(game).referee()
+        self._referee: Referee = referee or registry.game(game).referee()
         self._match: Match | None = None
         self._inbox: queue.Queue[_Queued | None] = queue.Queue()
         self._lock = threading.Lock()
@@ -162,7 +165,7 @@ class TableSession:
                 self._referee, self._match = referee, match
             except Exception as exc:  # an edited log may not even replay: say so, keep it
                 if self.verification.ok:
-                    raise
+                    raise LogError(f"{self.log.path}: {exc}") from exc
                 self._match = None
                 self.replay_error = f"the last game cannot be replayed from the log: {exc}"
         self._refresh(log_lights=False)
@@ -330,7 +333,9 @@ class TableSession:
     def _playing(self) -> Match:
         """The match, unless there is none or the log waits for the operator (the match
         itself checks its phase against each action)."""
-        if self._match is None or self._tampered:
+        if self._tampered:
+            raise ActionError("the table is tampered: acknowledge the altered game log first")
+        if self._match is None:
             require_phase(self.state, *_IN_PLAY)
         assert self._match is not None
         return self._match

@@ -10,7 +10,6 @@ from flask import current_app
 
 from companion.games.table_seam import Referee
 from companion.table.feed import ViewerFeed
-from companion.table.ides_session import IdesTable
 from companion.table.log import GameLog
 
 
@@ -35,7 +34,6 @@ class TableControl(Protocol):
 class Services:
     table: TableControl
     log: GameLog
-    ides: IdesTable | None = None  # when this dashboard also runs an Ides of March game
 
 
 def services() -> Services:

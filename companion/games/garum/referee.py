@@ -39,6 +39,7 @@ from companion.games.table_seam import (
     require_phase,
 )
 from companion.limits import name_problem
+from companion.link.lights import VAT_NUMBERS
 
 # Violations meaning that something already accepted moved: the board is out of step with
 # the rules rather than showing one bad move.
@@ -176,8 +177,9 @@ def _vat_number(value: Any, *, from_form: bool) -> int:
         raise InputError("must be a JSON number, not text", field="vat")
     if isinstance(value, str) and value.strip().isdecimal() and len(value.strip()) <= 6:
         value = int(value.strip())
-    if not isinstance(value, int) or isinstance(value, bool) or not 0 < value < 10**6:
-        raise InputError("must be a whole number", field="vat")
+    if not isinstance(value, int) or isinstance(value, bool) or value not in VAT_NUMBERS:
+        low, high = VAT_NUMBERS[0], VAT_NUMBERS[-1]
+        raise InputError(f"must be a whole number {low}-{high}", field="vat")
     return value
 
 

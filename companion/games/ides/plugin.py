@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from companion.games.table_seam import Referee
 
 
 class IdesPlugin:
     name = "ides"
     title = "The Ides of March"
 
-    def referee(self) -> Any:
-        raise NotImplementedError("the table layer's hook is not wired yet")
+    def referee(self) -> Referee:
+        from companion.games.ides.referee import IdesReferee
+
+        return IdesReferee()
 
     def pages(self) -> Any:
         raise NotImplementedError("the web layer's hook is not wired yet")
