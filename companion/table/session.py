@@ -429,6 +429,7 @@ class TableSession:
         status = self.state.value
         view = match.view(status) if match is not None else self._referee.idle_view(status)
         view["game_kind"] = self._referee.name
+        view.setdefault("game", match.game if match is not None else None)
         view["evidence"] = self.evidence()
         view["version"] = max(view.get("version", 0), self._acknowledged_seq)
         view["lights_error"] = self.lights_error
