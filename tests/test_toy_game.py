@@ -93,6 +93,10 @@ def test_the_api_and_its_stream_serve_the_game(tmp_path: Path) -> None:
         first = json.loads(data.split("data: ", 1)[1])
         assert first["game_kind"] == GAME.name and first["total"] == 3
         response.close()
+        # The history page lists it; the game pages are the web layer's to make generic.
+        history = client.get("/history").get_data(as_text=True)
+        game = started.get_json()["result"]
+        assert f'href="/history/{game}"' in history and "in play" in history
 
 
 @pytest.mark.mosquitto
