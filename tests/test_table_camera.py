@@ -13,15 +13,15 @@ import pytest
 
 from companion.app.table import DEFAULT_GAME, Table, new_game_from
 from companion.boards import load_profile
+from companion.games.garum.camera import CameraReadings
 from companion.games.garum.players import PlayersPlan, SimulatedPlayers
 from companion.games.garum.referee import SetupRequest
-from companion.table.camera import CameraReadings
+from companion.games.garum.simcam import SimulatedPlayersCamera
 from companion.table.commands import NewGame
 from companion.table.config import demo_config
 from companion.table.fakes import RecordingLights
 from companion.table.log import EventKind, GameLog
 from companion.table.session import TableSession
-from companion.table.simcam import SimulatedPlayersCamera
 from companion.web.config import WebConfig
 
 CLEAN = PlayersPlan(pace_s=0.0, patience_s=None, mistakes_at=())

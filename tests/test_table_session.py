@@ -15,13 +15,13 @@ from companion.games.garum.lights import LightStatus
 from companion.games.garum.referee import SetupRequest
 from companion.games.garum.replay import export_lines
 from companion.games.garum.sighting import Sighting
+from companion.games.garum.sources import misplaced
 from companion.games.garum.state import BoardState
 from companion.table.commands import NewGame, Observe, Undo
 from companion.table.fakes import QueueButtons, RecordingLights, ScriptedReadings
 from companion.table.log import EventKind, GameLog, LogError
 from companion.table.ports import ButtonPress, ButtonRole
 from companion.table.session import ActionError, TableSession, TableState
-from companion.table.sources import misplaced
 
 TWO = (("Ana", ("B", "G")), ("Ben", ("Y", "R")))
 

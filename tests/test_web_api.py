@@ -15,11 +15,11 @@ from flask.testing import FlaskClient
 
 from companion.games.garum import parse_record, simulate_game
 from companion.games.garum.sighting import Sighting
+from companion.games.garum.sources import misplaced
 from companion.games.garum.state import BoardState
 from companion.table.fakes import RecordingLights
 from companion.table.log import GameLog
 from companion.table.session import TableSession
-from companion.table.sources import misplaced
 from companion.web import Services, create_app
 from companion.web.config import WebConfig
 

@@ -18,11 +18,11 @@ from test_web_api import NEW_GAME, TOKEN, login, op
 from companion.boards import load_profile
 from companion.games.garum import simulate_game
 from companion.games.garum.sighting import Sighting
+from companion.games.garum.sources import misplaced
 from companion.games.garum.state import BoardState
 from companion.table.fakes import RecordingLights
 from companion.table.log import GameLog
 from companion.table.session import TableSession
-from companion.table.sources import misplaced
 from companion.web import Services, create_app
 from companion.web.config import WebConfig
 

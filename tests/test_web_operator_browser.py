@@ -17,10 +17,10 @@ import pytest
 
 from companion.games.garum import BoardState, simulate_game
 from companion.games.garum.sighting import Sighting
+from companion.games.garum.sources import misplaced
 from companion.table.fakes import RecordingLights
 from companion.table.log import GameLog
 from companion.table.session import TableSession
-from companion.table.sources import misplaced
 from companion.web import Services, create_app
 from companion.web.config import WebConfig
 from companion.web.serve import DashboardServer

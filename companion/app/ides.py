@@ -23,7 +23,6 @@ from contextlib import ExitStack, suppress
 from pathlib import Path
 from typing import Any
 
-from companion.cli._arguments import port_number, positive_rate, seconds
 from companion.devices.buttons import Buttons, RPiGPIOPins
 from companion.errors import CompanionError, InputError
 from companion.games.ides import Dice, DiceMode
@@ -44,41 +43,6 @@ from companion.web.config import WebConfig
 from companion.web.serve import DashboardServer
 
 ROLL_S = 0.6  # dice animation at a watchable pace
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The Ides demo's own options (``--players`` and ``--seed`` are shared with Garum)."""
-    parser.add_argument(
-        "--turns-per-second",
-        type=positive_rate,
-        default=1.0,
-        help="Ides: player choices per second (default 1, watchable)",
-    )
-    parser.add_argument(
-        "--fast",
-        action="store_true",
-        help="Ides: no pause between choices and no dice animation (for tests)",
-    )
-    parser.add_argument(
-        "--host",
-        default="127.0.0.1",
-        help="the dashboard's address (default 127.0.0.1: this machine only)",
-    )
-    parser.add_argument(
-        "--port",
-        type=port_number,
-        default=5000,
-        help="the dashboard's port (default 5000; 0 picks a free one)",
-    )
-    parser.add_argument(
-        "--data-dir",
-        type=Path,
-        help="Ides: keep the game log here (ides.db) and resume an unfinished game; "
-        "a temporary directory otherwise",
-    )
-    parser.add_argument(
-        "--hold", type=seconds, default=None, help="Ides: seconds the dashboard stays up at the end"
-    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -19,27 +19,22 @@ from companion.devices.buttons import Button as DeviceButton
 from companion.devices.buttons import Buttons, RPiGPIOPins
 from companion.errors import InputError
 from companion.games.garum import parse_record
-from companion.games.garum.players import (
-    DEFAULT_PACE_S,
-    DEFAULT_PATIENCE_S,
-    PlayersPlan,
-    SimulatedPlayers,
-    WatchedTable,
-)
+from companion.games.garum.camera import CameraReadings
+from companion.games.garum.frames import render_jpeg
+from companion.games.garum.players import PlayersPlan, SimulatedPlayers, WatchedTable
 from companion.games.garum.referee import SetupRequest, make_setup
+from companion.games.garum.simcam import SimulatedPlayersCamera
+from companion.games.garum.sources import PlayersReadings, RecordReadings
+from companion.games.simulated import DEFAULT_PACE_S, DEFAULT_PATIENCE_S
 from companion.games.table_seam import LightsPicture
 from companion.input_files import read_text
-from companion.table.camera import CameraReadings
 from companion.table.chain_key import open_table_log
 from companion.table.config import Backend, TableConfig
 from companion.table.device_buttons import DeviceButtons
-from companion.table.frames import render_jpeg
 from companion.table.led import LinkLights
 from companion.table.log import GameLog
 from companion.table.ports import ButtonSource, LightsSink, ObservationSource
 from companion.table.session import TableSession, TableState
-from companion.table.simcam import SimulatedPlayersCamera
-from companion.table.sources import PlayersReadings, RecordReadings
 from companion.vision.sources import OpenCVCamera, PiCamera
 from companion.web import Services, create_app
 from companion.web.config import WebConfig

@@ -17,10 +17,10 @@ from typing import Any
 
 from companion.app.table import Table
 from companion.cli._arguments import positive_count, seed
-from companion.table.camera import CameraReadings
+from companion.games.garum.camera import CameraReadings
+from companion.games.garum.simcam import SimulatedPlayersCamera
 from companion.table.config import demo_config
 from companion.table.fakes import RecordingLights
-from companion.table.simcam import SimulatedPlayersCamera
 from companion.web.config import WebConfig
 
 NAME = "table"

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.errors import InputError
-from companion.games.garum.players import DEFAULT_PACE_S, DEFAULT_PATIENCE_S, DEMO_MISTAKES
+from companion.games.simulated import DEFAULT_PACE_S, DEFAULT_PATIENCE_S, DEMO_MISTAKES
 from companion.input_files import read_text
 from companion.table.chain_key import default_key_path
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from companion.games.garum.players import DEFAULT_PATIENCE_S, DEMO_MISTAKES
+from companion.games.simulated import DEFAULT_PATIENCE_S, DEMO_MISTAKES
 from companion.table.config import BUTTON_KINDS, CAMERA_KINDS, LIGHT_KINDS
 
 

@@ -32,11 +32,9 @@ from companion.games.garum.history import History
 from companion.games.garum.rules import Game, legal_worker_lines
 from companion.games.garum.state import BoardState
 from companion.games.garum.tiles import legal_faces
+from companion.games.simulated import DEFAULT_PACE_S, DEFAULT_PATIENCE_S, DEMO_MISTAKES
 
 DEMO_AUTHOR = "demo"  # the ``by`` of what the demo itself does at the table
-DEMO_MISTAKES = (5, 30)  # turns at which a simulated player plays a wrong tile, in every game
-DEFAULT_PACE_S = 2.0
-DEFAULT_PATIENCE_S = 60.0
 WORKER_CHANCE = 0.35
 
 

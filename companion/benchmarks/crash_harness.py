@@ -8,7 +8,7 @@ checks the chain and every acknowledged event, resumes a session from the log an
 its state with the last acknowledgement, then finishes the game and compares the result with
 an uninterrupted run.
 
-Run the child with ``python -m companion.table.crashtest DB SEED TURNS``.
+Run the child with ``python -m companion.benchmarks.crash_harness DB SEED TURNS``.
 """
 
 from __future__ import annotations
@@ -29,11 +29,11 @@ from companion.games.garum import Game, GameSetup, simulate_game
 from companion.games.garum.referee import SetupRequest
 from companion.games.garum.replay import export_lines
 from companion.games.garum.sighting import Sighting
+from companion.games.garum.sources import misplaced
 from companion.games.garum.state import BoardState
 from companion.table.fakes import RecordingLights
 from companion.table.log import GameLog, canonical_json
 from companion.table.session import TableSession
-from companion.table.sources import misplaced
 
 NEW_GAME = SetupRequest("troia", "standard", (("Ana", ("B", "G")), ("Ben", ("Y", "R"))))
 
@@ -123,7 +123,14 @@ class CrashReport:
 
 def _spawn(db: Path, seed: int, turns: int) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "companion.table.crashtest", str(db), str(seed), str(turns)],
+        [
+            sys.executable,
+            "-m",
+            "companion.benchmarks.crash_harness",
+            str(db),
+            str(seed),
+            str(turns),
+        ],
         stdout=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
