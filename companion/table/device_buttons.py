@@ -1,4 +1,4 @@
-"""The Garum table's buttons: the debounced GPIO buttons of :mod:`companion.devices.buttons`
+"""A camera table's buttons: the debounced GPIO buttons of :mod:`companion.devices.buttons`
 as a :class:`~companion.table.ports.ButtonSource` (confirm accepts a flagged move)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from companion.devices.buttons import Button as DeviceButton
 from companion.devices.buttons import ButtonAction, Buttons
 from companion.table.ports import ButtonPress, ButtonRole
 
-# What each physical button means at a Garum table.
+# What each physical button means at a table judged by its camera.
 MEANING = {DeviceButton.CONFIRM: ButtonRole.ACCEPT, DeviceButton.UNDO: ButtonRole.UNDO}
 
 

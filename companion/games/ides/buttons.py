@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from companion.devices.buttons import Button, ButtonAction, ButtonEvent, Buttons
 from companion.games.table_seam import ButtonPress
 
-# BCM pins: confirm and roll as on the Garum table; next and previous on two more buttons.
+# BCM pins: confirm and roll as on a camera table; next and previous on two more buttons.
 IDES_PINS: Mapping[Button, int] = {
     Button.CONFIRM: 17,
     Button.ROLL: 22,
