@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from companion.benchmarks.crash_harness import run_points
+from companion.benchmarks._crash_harness import run_points
 from companion.cli._arguments import positive_count, seed
 from companion.cli._progress import Progress
 

@@ -8,7 +8,7 @@ checks the chain and every acknowledged event, resumes a session from the log an
 its state with the last acknowledgement, then finishes the game and compares the result with
 an uninterrupted run.
 
-Run the child with ``python -m companion.benchmarks.crash_harness DB SEED TURNS``.
+Run the child with ``python -m companion.benchmarks._crash_harness DB SEED TURNS``.
 """
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ def _spawn(db: Path, seed: int, turns: int) -> subprocess.Popen[str]:
         [
             sys.executable,
             "-m",
-            "companion.benchmarks.crash_harness",
+            "companion.benchmarks._crash_harness",
             str(db),
             str(seed),
             str(turns),
