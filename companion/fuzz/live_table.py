@@ -15,11 +15,11 @@ from typing import Any
 
 from flask import Flask
 
-from companion.games import registry
 from companion.games.garum import simulate_game
 from companion.games.garum.sighting import Sighting
 from companion.games.garum.state import BoardState
 from companion.games.ides import Dice
+from companion.games.ides.referee import IdesReferee
 from companion.table.fakes import RecordingLights
 from companion.table.log import GameLog
 from companion.table.session import TableSession
@@ -32,8 +32,7 @@ class LiveTable:
         self.log = GameLog(workdir / "table.db")
         self.session = TableSession(self.log, RecordingLights(), rng=random.Random(seed))
         self.ides_log = GameLog(workdir / "ides.db")
-        referee = registry.game("ides").referee()
-        referee.dice = Dice.seeded(seed)  # type: ignore[attr-defined]
+        referee = IdesReferee(Dice.seeded(seed))  # seeded dice: a failure replays exactly
         self.ides = TableSession(self.ides_log, RecordingLights(), referee=referee)
         self.ides.operate("new_game", request={"players": ["Livia", "Marcus", "Julia"]})
         config = WebConfig(

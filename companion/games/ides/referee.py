@@ -266,6 +266,13 @@ class IdesMatch:
                 out.append(action)
         return out
 
+    def _highlight(self, step: int) -> Action | None:
+        offered = self.choices()
+        if not offered:
+            return None
+        self.cursor = (self.cursor + step) % len(offered)
+        return offered[self.cursor]
+
     def highlighted(self) -> Action | None:
         offered = self.choices()
         return offered[self.cursor % len(offered)] if offered else None
@@ -277,11 +284,7 @@ class IdesMatch:
             case Play(action=chosen, by=by, dice=dice):
                 return self._play(chosen, by, dice, desk)
             case Highlight(step=step):
-                offered = self.choices()
-                if not offered:
-                    return None
-                self.cursor = (self.cursor + step) % len(offered)
-                return offered[self.cursor]
+                return self._highlight(step)
             case Refuse(refusal=refusal):
                 self.refusal = refusal
                 return refusal.message
@@ -324,8 +327,8 @@ class IdesMatch:
             return f"the {button} button is not used in an Ides game"
         try:
             if button in ("next", "previous"):
-                chosen = self.act(Highlight(1 if button == "next" else -1), desk)
-                return "nothing to choose" if chosen is None else f"highlighted {chosen.KIND}"  # type: ignore[attr-defined]
+                chosen = self._highlight(1 if button == "next" else -1)
+                return "nothing to choose" if chosen is None else f"highlighted {chosen.KIND}"
             if button == "roll":
                 rolls = [a for a in self.choices() if isinstance(a, Roll)]
                 if len(rolls) != 1:
