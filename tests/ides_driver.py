@@ -43,7 +43,7 @@ class IdesDriver:
         self._stop = threading.Event()
         self._owner: threading.Thread | None = None
         if roll_s > 0:
-            self._owner = threading.Thread(target=self.session.run, args=(self._stop,))
+            self._owner = threading.Thread(target=self.session.run, args=(self._stop,), daemon=True)
             self._owner.start()
 
     # -- what the table shows --------------------------------------------------------------
