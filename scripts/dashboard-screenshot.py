@@ -8,16 +8,16 @@ import tempfile
 import threading
 from pathlib import Path
 
+from companion.table.runner import DEFAULT_GAME, new_game_from
 from playwright.sync_api import sync_playwright
 
 from companion.games.garum import Game
+from companion.games.garum.frames import render_jpeg
+from companion.games.garum.sources import misplaced, simulated_players
 from companion.table.fakes import RecordingLights
-from companion.table.frames import render_jpeg
 from companion.table.log import GameLog
 from companion.table.ports import Reading
-from companion.table.runner import DEFAULT_GAME, new_game_from
 from companion.table.session import TableSession
-from companion.table.sources import misplaced, simulated_players
 from companion.web import Services, create_app
 from companion.web.config import WebConfig
 from companion.web.serve import DashboardServer

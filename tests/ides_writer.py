@@ -12,9 +12,10 @@ from __future__ import annotations
 import random
 import sys
 
+from ides_driver import IdesDriver, IdesStatus, state_digest
+
 from companion.games.ides import Dice
 from companion.games.ides.simulate import choose
-from companion.table.ides_session import IdesStatus, IdesTable, state_digest
 from companion.table.log import GameLog
 
 PLAYERS = ["Ann", "Bo", "Cy"]
@@ -22,7 +23,7 @@ PLAYERS = ["Ann", "Bo", "Cy"]
 
 def main(path: str, seed: int) -> None:
     log = GameLog(path)
-    table = IdesTable(log, roll_s=0)
+    table = IdesDriver(log, roll_s=0)
     if table.status is not IdesStatus.PLAYING:
         table.new_game(PLAYERS)
     while table.status is IdesStatus.PLAYING:

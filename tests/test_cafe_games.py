@@ -45,7 +45,7 @@ def ides_log(path: Path, seed: int, actions: int | None) -> Game:
             }
         )
         for action, _ in played:
-            log.append(opening.game, EventKind.IDES_ACTION, {"action": action_to_dict(action)})
+            log.append(opening.game, EventKind.ACTION, {"action": action_to_dict(action)})
             log.append(opening.game, EventKind.BUTTON, {"button": "ok", "game": "ides"})
         game = played[-1][1]
         if actions is None:

@@ -12,14 +12,15 @@ from pathlib import Path
 import pytest
 from garum_helpers import with_cells
 
+from companion.app.table import DEFAULT_GAME, new_game_from
 from companion.games.garum import tile_owner
+from companion.games.garum.players import Move, PlayersPlan, SimulatedPlayers, legal_move
+from companion.games.garum.referee import SetupRequest
+from companion.games.garum.sighting import Sighting
 from companion.games.garum.state import BoardState
 from companion.table.fakes import RecordingLights
 from companion.table.log import EventKind, GameLog
-from companion.table.players import Move, PlayersPlan, SimulatedPlayers, legal_move
-from companion.table.ports import Reading
-from companion.table.runner import DEFAULT_GAME, new_game_from
-from companion.table.session import NewGame, TableSession, TableState
+from companion.table.session import TableSession, TableState
 from companion.web import Services, create_app
 from companion.web.config import WebConfig
 
@@ -41,7 +42,7 @@ class Demo:
         self.now_s += 1.0
         if move is not None:
             self.moves.append(move)
-            self.session.feed(Reading(seen or move.board))
+            self.session.feed(Sighting(seen or move.board))
             self.session.drain()
         return move
 
@@ -188,7 +189,7 @@ def test_a_whole_game_with_an_accepted_mistake_ends_with_that_one_flag(
     ghost: str | None,
 ) -> None:
     d = demo(log, mistakes_at=(7,))
-    d.session.operate("new_game", request=NewGame(board, variant, seats, ghost))
+    d.session.operate("new_game", request=SetupRequest(board, variant, seats, ghost))
     d.until(lambda: flagged(d))
     d.session.operate("accept")
     d.until(lambda: d.session.state is TableState.ENDED, limit=1000)
@@ -229,7 +230,7 @@ def test_a_misread_is_corrected_by_the_demo_and_logged_as_the_demos(log: GameLog
         i for i, (a, b) in enumerate(zip(game.state.cells, move.board.cells, strict=True)) if a != b
     ]
     misread = with_cells(move.board, {cells[0]: "."})
-    d.session.feed(Reading(misread))  # the camera misses one fish of the new tile
+    d.session.feed(Sighting(misread))  # the camera misses one fish of the new tile
     d.session.drain()
     assert flagged(d)
     d.until(lambda: not flagged(d))
@@ -257,7 +258,7 @@ def test_a_misread_the_camera_accepted_is_undone_and_corrected_by_the_demo(
     assert game is not None
     other = legal_move(game, random.Random(1))
     assert other is not None and other != move.board
-    d.session.feed(Reading(other))  # read as another legal move
+    d.session.feed(Sighting(other))  # read as another legal move
     d.session.drain()
     assert d.played == 3 and d.session.state is TableState.PLAYING
     misread_at = d.now_s
@@ -285,12 +286,12 @@ def test_a_view_the_camera_cannot_read_is_not_taken_for_the_operator_undoing(
     new = [
         i for i, (a, b) in enumerate(zip(game.state.cells, move.board.cells, strict=True)) if a != b
     ]
-    d.session.feed(Reading(with_cells(move.board, {new[0]: "?"})))  # a hand hides a fish
+    d.session.feed(Sighting(with_cells(move.board, {new[0]: "?"})))  # a hand hides a fish
     d.session.drain()
     assert d.session.snapshot()["unreadable_cells"] == [new[0]]
     for _ in range(20):
         assert d.step() is None  # still waiting for the table to read their move
-    d.session.feed(Reading(move.board))
+    d.session.feed(Sighting(move.board))
     d.session.drain()
     d.until(lambda: d.played >= 6)
     assert d.flags() == [] and "take back" not in [m.why for m in d.moves]
@@ -306,9 +307,9 @@ def test_the_players_keep_their_pace(log: GameLog) -> None:
 
 
 def test_a_plan_is_taken_from_the_table_file(tmp_path: Path) -> None:
+    from companion.app.table import players_plan
     from companion.errors import InputError
     from companion.table.config import demo_config
-    from companion.table.runner import players_plan
 
     config = demo_config(tmp_path, pace_s=4.0, patience_s=None, mistakes_at=(2, 9))
     assert players_plan(config) == PlayersPlan(4.0, None, (2, 9))

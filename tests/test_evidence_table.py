@@ -15,17 +15,18 @@ from flask import Flask
 from flask.testing import FlaskClient
 from hypothesis import given
 from hypothesis import strategies as st
+from ides_driver import IdesDriver, IdesStatus
 from test_evidence_log import FORGED, edit_and_rechain
 
 from companion.games.garum import parse_record, simulate_game
-from companion.games.ides import Dice, IllegalAction, Promote
+from companion.games.garum.referee import SetupRequest
+from companion.games.garum.sighting import Sighting
+from companion.games.garum.view import viewer_view
+from companion.games.ides import Dice, Promote
 from companion.table.chain_key import open_table_log
 from companion.table.fakes import RecordingLights
-from companion.table.ides_session import IdesStatus, IdesTable
 from companion.table.log import EventKind, GameLog
-from companion.table.ports import Reading
-from companion.table.session import ActionError, NewGame, TableSession, TableState
-from companion.table.view import viewer_view
+from companion.table.session import ActionError, TableSession, TableState
 from companion.web import Services, create_app
 from companion.web.config import WebConfig
 
@@ -55,14 +56,14 @@ class Table:
         return app.test_client()
 
     def new_game(self, variant: str = "standard") -> list[object]:
-        self.session.operate("new_game", request=NewGame("troia", variant, TWO))
+        self.session.operate("new_game", request=SetupRequest("troia", variant, TWO))
         game = self.session.game
         assert game is not None
         return list(simulate_game(game.setup, random.Random(7)))
 
     def play(self, states: list[object]) -> None:
         for state in states:
-            self.session.feed(Reading(state, b"\xff\xd8frame"))  # type: ignore[arg-type]
+            self.session.feed(Sighting(state, b"\xff\xd8frame"))  # type: ignore[arg-type]
         self.session.drain()
 
     def close(self) -> None:
@@ -108,13 +109,13 @@ def test_an_edited_log_starts_the_table_tampered(table: Table, rechain: bool) ->
         "tampered", seq, False
     )  # fmt: skip
     before = session.log.head()
-    session.feed(Reading(states[3], b"frame"))  # type: ignore[arg-type]
+    session.feed(Sighting(states[3], b"frame"))  # type: ignore[arg-type]
     session.drain()
     assert session.log.head() == before  # nothing is judged on an altered log
     with pytest.raises(ActionError, match="tampered"):
         session.operate("undo")
     with pytest.raises(ActionError, match="acknowledge"):
-        session.operate("new_game", request=NewGame("troia", "standard", TWO))
+        session.operate("new_game", request=SetupRequest("troia", "standard", TWO))
 
 
 def test_everyone_is_told_until_the_operator_acknowledges(table: Table) -> None:
@@ -196,7 +197,7 @@ def test_a_log_too_damaged_to_replay_still_starts_tampered(table: Table) -> None
     assert session.state is TableState.SETUP  # a new game can start; the log keeps all
     assert session.snapshot()["version"] > version  # viewers' pages fetch the news
     assert "The game log was altered" not in client.get("/live/phone").get_data(as_text=True)
-    session.operate("new_game", request=NewGame("troia", "standard", TWO))
+    session.operate("new_game", request=SetupRequest("troia", "standard", TWO))
     assert session.state is TableState.PLAYING
 
 
@@ -204,7 +205,7 @@ def test_a_log_from_before_the_keyed_chain_resumes_as_unkeyed(tmp_path: Path) ->
     path = tmp_path / "data" / "table.db"
     with GameLog(path) as old:  # the plain chain earlier versions wrote
         session = TableSession(old, RecordingLights(), rng=random.Random(3))
-        session.operate("new_game", request=NewGame("troia", "standard", TWO))
+        session.operate("new_game", request=SetupRequest("troia", "standard", TWO))
     table = Table(tmp_path)
     try:
         assert table.session.state is TableState.PLAYING
@@ -300,25 +301,21 @@ def test_a_game_played_to_its_last_turn_shows_its_chain_head(table: Table) -> No
 def test_an_edited_ides_log_waits_for_the_operator(tmp_path: Path) -> None:
     path, key_file = tmp_path / "data" / "ides.db", tmp_path / "config" / "chain.key"
     with open_table_log(path, key_file) as log:
-        first = IdesTable(log, dice=Dice.seeded(3), roll_s=0)
+        first = IdesDriver(log, dice=Dice.seeded(3), roll_s=0)
         first.new_game(["Livia", "Marcus"])
         for _ in range(4):
             first.act(first.choices()[0])
         first.close()
     opening = 1
     edit_payload(path, opening, json.dumps({"game": "ides", "players": ["Livia", "Brutus"]}))
-    with (
-        open_table_log(path, key_file) as log,
-        open_table_log(tmp_path / "data" / "table.db", key_file) as garum,
-    ):
-        table = IdesTable(log, dice=Dice.seeded(3), roll_s=0)
+    with open_table_log(path, key_file) as log:
+        table = IdesDriver(log, dice=Dice.seeded(3), roll_s=0)
         try:
             assert table.status is IdesStatus.TAMPERED
-            with pytest.raises(IllegalAction, match="acknowledge"):
+            with pytest.raises(ActionError, match="acknowledge"):
                 table.act(Promote())
             config = WebConfig(operator_token=TOKEN, secret_key="k", sse_heartbeat_s=0.2)
-            session = TableSession(garum, RecordingLights())
-            client = create_app(config, Services(session, garum, ides=table)).test_client()
+            client = create_app(config, Services(table.session, log)).test_client()
             page = client.get("/ides").get_data(as_text=True)
             assert "The game log was altered" in page and f"at event {opening}" in page
             assert client.get("/api/ides/state").get_json()["status"] == "tampered"
@@ -332,7 +329,7 @@ def test_an_edited_ides_log_waits_for_the_operator(tmp_path: Path) -> None:
         finally:
             table.close()
     with open_table_log(path, key_file) as log:
-        again = IdesTable(log, roll_s=0)
+        again = IdesDriver(log, roll_s=0)
         assert again.status is not IdesStatus.TAMPERED  # acknowledged once, for good
         again.close()
 

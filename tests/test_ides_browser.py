@@ -8,13 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from ides_driver import IdesDriver
 
 from companion.games.ides import Dice
 from companion.games.ides.simulate import choose
-from companion.table.fakes import RecordingLights
-from companion.table.ides_session import IdesTable
 from companion.table.log import GameLog
-from companion.table.session import TableSession
 from companion.web import Services, create_app
 from companion.web.config import WebConfig
 from companion.web.serve import DashboardServer
@@ -26,14 +24,14 @@ TOKEN = "browser-pin"
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[IdesTable, DashboardServer]]:
+def served(tmp_path: Path) -> Iterator[tuple[IdesDriver, DashboardServer]]:
     log = GameLog(tmp_path / "ides.db")
     garum = GameLog(tmp_path / "table.db")
-    table = IdesTable(log, dice=Dice.seeded(3), roll_s=0.3)
+    table = IdesDriver(log, dice=Dice.seeded(3), roll_s=0.3)
     table.new_game(["Livia", "<b>Marcus</b>"])
     app = create_app(
         WebConfig(operator_token=TOKEN, secret_key="k", sse_heartbeat_s=1.0),
-        Services(TableSession(garum, RecordingLights()), garum, ides=table),
+        Services(table.session, log),
     )
     with DashboardServer(app) as server:
         yield table, server
@@ -42,7 +40,7 @@ def served(tmp_path: Path) -> Iterator[tuple[IdesTable, DashboardServer]]:
     garum.close()
 
 
-def test_the_ides_page_updates_live(served: tuple[IdesTable, DashboardServer], page: Any) -> None:
+def test_the_ides_page_updates_live(served: tuple[IdesDriver, DashboardServer], page: Any) -> None:
     table, server = served
     errors: list[str] = []
     page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
@@ -56,7 +54,7 @@ def test_the_ides_page_updates_live(served: tuple[IdesTable, DashboardServer], p
     while not table.game.rolls:  # type: ignore[union-attr]
         table.act(choose(table.game, rng), by="simulated")  # type: ignore[arg-type]
     roll = table.game.rolls[-1]  # type: ignore[union-attr]
-    expect(page.locator(f"[data-seq='{table.last_seq}']")).to_be_visible()
+    expect(page.locator(f"[data-seq='{table.lines[-1].seq}']")).to_be_visible()
     die = page.locator(f".die[data-die='{roll.die.value}']")
     expect(die).to_have_attribute("data-face", roll.face.value)
     expect(die).not_to_have_class("rolling")  # the animation settled on the face
@@ -67,7 +65,7 @@ def test_the_ides_page_updates_live(served: tuple[IdesTable, DashboardServer], p
 
 
 def test_the_operator_applies_an_offered_choice(
-    served: tuple[IdesTable, DashboardServer], page: Any
+    served: tuple[IdesDriver, DashboardServer], page: Any
 ) -> None:
     table, server = served
     page.goto(server.url + "/ides")
@@ -86,7 +84,7 @@ def test_the_operator_applies_an_offered_choice(
 
 
 def test_the_operator_sets_up_physical_dice_and_enters_a_face(
-    served: tuple[IdesTable, DashboardServer], page: Any
+    served: tuple[IdesDriver, DashboardServer], page: Any
 ) -> None:
     table, server = served
     page.goto(server.url + "/login")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from flask.testing import FlaskClient
+from ides_driver import IdesDriver
 from test_ides_web import HEADERS, login, make_app
 
 from companion.devices.buttons import Button, ButtonAction, ButtonEvent, Buttons, FakePins
@@ -33,9 +34,8 @@ from companion.games.ides import (
     Square,
     action_to_dict,
 )
+from companion.games.ides.buttons import IDES_PINS, IdesButtons
 from companion.games.ides.dice import Die
-from companion.table.ides_buttons import IDES_PINS, IdesButtons
-from companion.table.ides_session import IdesTable
 from companion.table.log import EventKind, GameLog
 
 FREE_TILE = action_to_dict(DrawFreeTile(to_stockpile=True))
@@ -48,14 +48,14 @@ def log(tmp_path: Path) -> Iterator[GameLog]:
 
 
 @pytest.fixture
-def table(log: GameLog) -> Iterator[IdesTable]:
-    table = IdesTable(log, roll_s=0)
+def table(log: GameLog) -> Iterator[IdesDriver]:
+    table = IdesDriver(log, roll_s=0)
     yield table
     table.close()
 
 
 @pytest.fixture
-def client(tmp_path: Path, table: IdesTable) -> FlaskClient:
+def client(tmp_path: Path, table: IdesDriver) -> FlaskClient:
     return make_app(tmp_path, table).test_client()
 
 
@@ -69,7 +69,7 @@ def header_of(log: GameLog, game_id: int) -> dict[str, object]:
 
 
 def test_electronic_dice_refuse_a_roll_that_names_its_face(
-    client: FlaskClient, table: IdesTable
+    client: FlaskClient, table: IdesDriver
 ) -> None:
     """Electronic mode: whatever the caller asks for, the face comes from the companion."""
     status, _ = post(client, "/api/ides/new_game", {"players": ["Ann", "Bo"]})
@@ -87,7 +87,7 @@ def test_electronic_dice_refuse_a_roll_that_names_its_face(
     assert isinstance(thrown, dict) and thrown["face"] in ("green", "red", "yellow", "purple")
 
 
-def test_electronic_dice_refuse_named_faces_on_bribes_and_fate_rolls(table: IdesTable) -> None:
+def test_electronic_dice_refuse_named_faces_on_bribes_and_fate_rolls(table: IdesDriver) -> None:
     table.new_game(["Ann", "Bo"])
     for action in (Roll(Die.ORANGE, Face.GREEN), Bribe(Face.GREEN), FateRoll(1, Face.RED)):
         with pytest.raises(InputError) as exc:
@@ -97,7 +97,7 @@ def test_electronic_dice_refuse_named_faces_on_bribes_and_fate_rolls(table: Ides
 
 
 def test_physical_dice_take_the_face_entered_and_the_log_says_so(
-    client: FlaskClient, table: IdesTable, log: GameLog
+    client: FlaskClient, table: IdesDriver, log: GameLog
 ) -> None:
     status, body = post(
         client, "/api/ides/new_game", {"players": ["Ann", "Bo"], "dice_mode": "physical"}
@@ -120,14 +120,14 @@ def test_physical_dice_take_the_face_entered_and_the_log_says_so(
     status, body = post(client, "/api/ides/act", {"action": roll})
     assert status == 200 and body["action"] == roll
     assert table.game is not None and table.game.phase is Phase.ACTION
-    logged = [e.payload["action"] for e in log.events(game_id) if e.kind is EventKind.IDES_ACTION]
+    logged = [e.payload["action"] for e in log.events(game_id) if e.kind is EventKind.ACTION]
     assert logged[-1] == roll
-    resumed = IdesTable(log, roll_s=0)
+    resumed = IdesDriver(log, roll_s=0)
     assert resumed.dice_mode is DiceMode.PHYSICAL and resumed.game == table.game
     resumed.close()
 
 
-def test_physical_dice_check_the_face_against_the_die(table: IdesTable) -> None:
+def test_physical_dice_check_the_face_against_the_die(table: IdesDriver) -> None:
     """The purple die has no yellow face: entering one is a rules refusal, not a throw."""
     table.new_game(["Ann", "Bo"], dice_mode=DiceMode.PHYSICAL)
     table.act(DrawFreeTile(to_stockpile=True))
@@ -152,13 +152,13 @@ def test_a_log_from_before_the_choice_resumes_with_electronic_dice(log: GameLog)
         "dice": DiceFaces().to_dict(),
     }
     log.start_game(header)
-    table = IdesTable(log, roll_s=0)
+    table = IdesDriver(log, roll_s=0)
     assert table.dice_mode is DiceMode.ELECTRONIC and table.game is not None
     table.close()
 
 
 def test_an_unknown_dice_mode_is_refused_and_names_the_field(
-    client: FlaskClient, table: IdesTable
+    client: FlaskClient, table: IdesDriver
 ) -> None:
     status, body = post(
         client, "/api/ides/new_game", {"players": ["Ann", "Bo"], "dice_mode": "loaded"}
@@ -168,7 +168,7 @@ def test_an_unknown_dice_mode_is_refused_and_names_the_field(
 
 
 def test_the_page_sets_up_physical_dice_and_offers_each_face(
-    client: FlaskClient, table: IdesTable
+    client: FlaskClient, table: IdesDriver
 ) -> None:
     csrf = login(client)
     form = {"player": ["Ann", "Bo"], "dice_mode": "physical", "csrf_token": csrf}
@@ -191,10 +191,10 @@ def test_the_page_sets_up_physical_dice_and_offers_each_face(
     assert table.actions_applied == 1
 
 
-def test_the_roll_button_points_physical_dice_to_the_face_choices(table: IdesTable) -> None:
+def test_the_roll_button_points_physical_dice_to_the_face_choices(table: IdesDriver) -> None:
     table.new_game(["Ann", "Bo"], dice_mode=DiceMode.PHYSICAL)
     table.act(DrawFreeTile(to_stockpile=True))
-    buttons = IdesButtons(table, Buttons(FakePins(), IDES_PINS))
+    buttons = IdesButtons(table.press, Buttons(FakePins(), IDES_PINS))
     said = buttons.handle(ButtonEvent(Button.ROLL, ButtonAction.PRESSED, 0.0))
     assert said.startswith("refused: physical dice")
     assert table.game is not None and table.game.phase is Phase.TURN_CHOICE

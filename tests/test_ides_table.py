@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from ides_driver import IdesDriver, IdesStatus, state_digest
 
 from companion.devices.buttons import Button, Buttons, FakePins
 from companion.games.ides import (
@@ -25,14 +26,13 @@ from companion.games.ides import (
     Roll,
     action_from_dict,
 )
+from companion.games.ides.buttons import IDES_PINS, IdesButtons
+from companion.games.ides.lights import dice_faces
 from companion.games.ides.simulate import choose
 from companion.link.emulator import Emulator
 from companion.link.host import HostLink
 from companion.link.lights import StatusLight, TableLights
 from companion.table.chain_key import default_key_path, open_table_log
-from companion.table.ides_buttons import IDES_PINS, IdesButtons
-from companion.table.ides_lights import dice_faces
-from companion.table.ides_session import IdesStatus, IdesTable, state_digest
 from companion.table.log import ChainStatus, EventKind, GameLog, LogError
 
 WRITER = Path(__file__).with_name("ides_writer.py")
@@ -55,7 +55,7 @@ def log(tmp_path: Path) -> Iterator[GameLog]:
         yield log
 
 
-def play_some(table: IdesTable, steps: int, seed: int) -> None:
+def play_some(table: IdesDriver, steps: int, seed: int) -> None:
     rng = random.Random(seed)
     for _ in range(steps):
         game = table.game
@@ -69,10 +69,10 @@ def play_some(table: IdesTable, steps: int, seed: int) -> None:
 
 
 def test_actions_are_logged_with_their_faces_and_the_game_resumes(log: GameLog) -> None:
-    table = IdesTable(log, dice=Dice.seeded(3), roll_s=0)
+    table = IdesDriver(log, dice=Dice.seeded(3), roll_s=0)
     table.new_game(["Ann", "Bo", "Cy"])
     play_some(table, 150, seed=4)
-    events = [e for e in log.events(table.game_id) if e.kind is EventKind.IDES_ACTION]
+    events = [e for e in log.events(table.game_id) if e.kind is EventKind.ACTION]
     assert len(events) == table.actions_applied == 150
     rolls = [e.payload["action"] for e in events if e.payload["action"]["kind"] == "roll"]
     assert rolls and all(r["face"] in ("green", "red", "yellow", "purple") for r in rolls)
@@ -81,7 +81,7 @@ def test_actions_are_logged_with_their_faces_and_the_game_resumes(log: GameLog) 
     for event in events:
         game = game.apply(action_from_dict(event.payload["action"]))
     assert game == table.game
-    resumed = IdesTable(log)
+    resumed = IdesDriver(log)
     assert resumed.game == table.game and resumed.game_id == table.game_id
     assert [line.text for line in resumed.lines] == [line.text for line in table.lines]
     assert resumed.choices() == table.choices()
@@ -89,26 +89,26 @@ def test_actions_are_logged_with_their_faces_and_the_game_resumes(log: GameLog) 
 
 
 def test_a_finished_game_stays_finished_and_a_new_one_follows(log: GameLog) -> None:
-    table = IdesTable(log, dice=Dice.seeded(8), roll_s=0)
+    table = IdesDriver(log, dice=Dice.seeded(8), roll_s=0)
     table.new_game(["Ann", "Bo"])
     play_some(table, 100_000, seed=9)
     assert table.status is IdesStatus.OVER and table.game is not None and table.game.over
     with pytest.raises(IllegalAction):
         table.act(Promote())
-    resumed = IdesTable(log)
+    resumed = IdesDriver(log)
     assert resumed.status is IdesStatus.OVER and resumed.ended == table.ended
     assert resumed.ended == f"{table.game.players[table.game.winner or 0].name} wins the Forum"
     second = resumed.new_game(["Cy", "Di"])
-    assert IdesTable(log).game_id == second and IdesTable(log).status is IdesStatus.PLAYING
+    assert IdesDriver(log).game_id == second and IdesDriver(log).status is IdesStatus.PLAYING
 
 
 def test_a_logged_action_the_rules_refuse_is_reported_as_damage(log: GameLog) -> None:
-    table = IdesTable(log, roll_s=0)
+    table = IdesDriver(log, roll_s=0)
     game_id = table.new_game(["Ann", "Bo"])
     table.act(DrawFreeTile(to_stockpile=True))
-    bad = log.append(game_id, EventKind.IDES_ACTION, {"action": {"kind": "promote"}, "by": "x"})
+    bad = log.append(game_id, EventKind.ACTION, {"action": {"kind": "promote"}, "by": "x"})
     with pytest.raises(LogError, match=f"event {bad.seq} cannot be replayed"):
-        IdesTable(log)
+        IdesDriver(log)
 
 
 def _spawn(db: Path, seed: int) -> subprocess.Popen[str]:
@@ -123,7 +123,7 @@ def _spawn(db: Path, seed: int) -> subprocess.Popen[str]:
 
 def _logged_actions(db: Path) -> list[dict[str, object]]:
     with GameLog(db) as log:
-        return [e.payload["action"] for e in log.events() if e.kind is EventKind.IDES_ACTION]
+        return [e.payload["action"] for e in log.events() if e.kind is EventKind.ACTION]
 
 
 @pytest.mark.parametrize("kill_after", [25, 140])
@@ -152,7 +152,7 @@ def test_sigkill_loses_nothing_and_the_game_resumes_identically(
 
     with GameLog(crashed) as log:
         assert log.verify().ok
-        resumed = IdesTable(log)
+        resumed = IdesDriver(log)
         last_seq, last_digest = acked[-1]
         # every acknowledged action is there; at most one more was written but not yet printed
         assert resumed.actions_applied in (len(acked), len(acked) + 1)
@@ -165,8 +165,8 @@ def test_sigkill_loses_nothing_and_the_game_resumes_identically(
     assert finish.returncode == 0
     assert _logged_actions(crashed) == _logged_actions(reference)
     with GameLog(crashed) as a, GameLog(reference) as b:
-        assert state_digest(IdesTable(a).game) == state_digest(IdesTable(b).game)
-        assert out.split()[-1] == state_digest(IdesTable(b).game)
+        assert state_digest(IdesDriver(a).game) == state_digest(IdesDriver(b).game)
+        assert out.split()[-1] == state_digest(IdesDriver(b).game)
 
 
 # -- the dice on the LEDs ------------------------------------------------------------------
@@ -174,7 +174,7 @@ def test_sigkill_loses_nothing_and_the_game_resumes_identically(
 
 def test_a_roll_animates_then_shows_its_face(log: GameLog) -> None:
     recorder = Recorder()
-    table = IdesTable(log, recorder, dice=Dice.seeded(1), roll_s=0.05)
+    table = IdesDriver(log, recorder, dice=Dice.seeded(1), roll_s=0.05)
     table.new_game(["Ann", "Bo"])
     table.act(DrawFreeTile(to_stockpile=True))
     assert recorder.shown[-1] == TableLights(seat=0, dice=(None, None), status=StatusLight.OK)
@@ -194,7 +194,7 @@ def test_a_roll_animates_then_shows_its_face(log: GameLog) -> None:
 
 def test_a_refusal_lights_the_status_led_until_the_next_action(log: GameLog) -> None:
     recorder = Recorder()
-    table = IdesTable(log, recorder, roll_s=0)
+    table = IdesDriver(log, recorder, roll_s=0)
     table.new_game(["Ann", "Bo"])
     with pytest.raises(IllegalAction):
         table.act(Promote())
@@ -234,7 +234,7 @@ def wait_until(condition: Callable[[], bool], timeout_s: float = 10.0) -> None:
 def test_the_dice_reach_the_led_firmware(log: GameLog) -> None:
     """Through the real link and the firmware's own code behind a pseudo-terminal."""
     with Emulator() as emulator, HostLink(port=emulator.port) as link:
-        table = IdesTable(log, link, dice=Dice.seeded(2), roll_s=1.0)
+        table = IdesDriver(log, link, dice=Dice.seeded(2), roll_s=1.0)
         table.new_game(["Ann", "Bo", "Cy"])
         table.act(DrawFreeTile(to_stockpile=True))
         applied = table.act(Roll(table.game.expected_die))  # type: ignore[union-attr, arg-type]
@@ -282,9 +282,9 @@ def test_buttons_play_a_game_like_direct_play(log: GameLog) -> None:
     choices with the same dice directly."""
     pins = FakePins(IDES_PINS)
     buttons = Buttons(pins, IDES_PINS).attach()
-    table = IdesTable(log, dice=Dice.seeded(13), roll_s=0)
+    table = IdesDriver(log, dice=Dice.seeded(13), roll_s=0)
     table.new_game(["Ann", "Bo", "Cy"])
-    panel = Panel(IdesButtons(table, buttons), pins)
+    panel = Panel(IdesButtons(table.press, buttons), pins)
     reference = Game.setup(["Ann", "Bo", "Cy"])
     reference_dice = Dice.seeded(13)
     rng = random.Random(14)
@@ -318,9 +318,9 @@ def test_buttons_play_a_game_like_direct_play(log: GameLog) -> None:
 
 def test_roll_when_no_roll_is_offered_is_refused_in_words(log: GameLog) -> None:
     pins = FakePins(IDES_PINS)
-    table = IdesTable(log, roll_s=0)
+    table = IdesDriver(log, roll_s=0)
     table.new_game(["Ann", "Bo"])
-    panel = Panel(IdesButtons(table, Buttons(pins, IDES_PINS).attach()), pins)
+    panel = Panel(IdesButtons(table.press, Buttons(pins, IDES_PINS).attach()), pins)
     assert table.game is not None and table.game.phase is Phase.FREE_TILE
     (outcome,) = panel.press(Button.ROLL)
     assert outcome.startswith("refused: no roll is offered now")
@@ -331,9 +331,9 @@ def test_roll_when_no_roll_is_offered_is_refused_in_words(log: GameLog) -> None:
 def test_a_stuck_button_is_ignored(log: GameLog) -> None:
     pins = FakePins(IDES_PINS)
     buttons = Buttons(pins, IDES_PINS, stuck_after_s=5.0).attach()
-    table = IdesTable(log, roll_s=0)
+    table = IdesDriver(log, roll_s=0)
     table.new_game(["Ann", "Bo"])
-    driver = IdesButtons(table, buttons)
+    driver = IdesButtons(table.press, buttons)
     pins.press(Button.CONFIRM, at_s=1.0)
     buttons.pump(1.1)
     assert driver.handle_pending() == ["applied draw-free-tile"]
@@ -357,7 +357,7 @@ def test_demo_plays_a_whole_game_to_a_forum_win(tmp_path: Path) -> None:
     assert "operator token: demo-pin" in result.stdout
     with open_table_log(data / "ides.db", default_key_path()) as log:  # the demo's own key
         assert log.verify().status is ChainStatus.KEYED
-        table = IdesTable(log)
+        table = IdesDriver(log)
         game = table.game
         assert table.status is IdesStatus.OVER and game is not None and game.over
         winner = game.players[game.winner or 0].name

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from ides_driver import IdesDriver
 
 from companion.games.ides import Dice, Promote, action_to_dict
 from companion.games.ides.simulate import choose
 from companion.table.fakes import RecordingLights
-from companion.table.ides_session import IdesTable
 from companion.table.log import GameLog, canonical_json
 from companion.table.session import TableSession
 from companion.web import Services, create_app
@@ -27,23 +27,25 @@ HEADERS = {"X-Companion-Token": TOKEN}
 
 
 @pytest.fixture
-def table(tmp_path: Path) -> Iterator[IdesTable]:
+def table(tmp_path: Path) -> Iterator[IdesDriver]:
     log = GameLog(tmp_path / "ides.db")
-    table = IdesTable(log, dice=Dice.seeded(11), roll_s=0)
+    table = IdesDriver(log, dice=Dice.seeded(11), roll_s=0)
     table.new_game(["Livia", "<script>alert('x')</script>", "Julia & Co"])
     yield table
     table.close()
     log.close()
 
 
-def make_app(tmp_path: Path, ides: IdesTable | None) -> Flask:
-    garum = GameLog(tmp_path / "table.db")
+def make_app(tmp_path: Path, ides: IdesDriver | None) -> Flask:
     config = WebConfig(operator_token=TOKEN, secret_key="test-key", sse_heartbeat_s=0.2)
-    return create_app(config, Services(TableSession(garum, RecordingLights()), garum, ides=ides))
+    if ides is not None:
+        return create_app(config, Services(ides.session, ides.log))
+    garum = GameLog(tmp_path / "table.db")
+    return create_app(config, Services(TableSession(garum, RecordingLights()), garum))
 
 
 @pytest.fixture
-def client(tmp_path: Path, table: IdesTable) -> FlaskClient:
+def client(tmp_path: Path, table: IdesDriver) -> FlaskClient:
     return make_app(tmp_path, table).test_client()
 
 
@@ -66,7 +68,7 @@ def login(client: FlaskClient) -> str:
     return token[1]
 
 
-def test_operator_actions_need_the_token(client: FlaskClient, table: IdesTable) -> None:
+def test_operator_actions_need_the_token(client: FlaskClient, table: IdesDriver) -> None:
     before = table.snapshot()["game"]
     choice = table.snapshot()["choices"][0]["action"]
     assert client.post("/api/ides/act", json={"action": choice}).status_code == 401
@@ -79,7 +81,7 @@ def test_operator_actions_need_the_token(client: FlaskClient, table: IdesTable) 
     assert table.snapshot()["game"] != before
 
 
-def test_forms_need_csrf(client: FlaskClient, table: IdesTable) -> None:
+def test_forms_need_csrf(client: FlaskClient, table: IdesDriver) -> None:
     csrf = login(client)
     choice = table.snapshot()["choices"][0]["value"]
     assert client.post("/ides/act", data={"choice": choice}).status_code == 400
@@ -91,7 +93,7 @@ def test_forms_need_csrf(client: FlaskClient, table: IdesTable) -> None:
     assert answer.status_code == 302 and table.actions_applied == 1
 
 
-def test_the_page_offers_exactly_the_legal_actions(client: FlaskClient, table: IdesTable) -> None:
+def test_the_page_offers_exactly_the_legal_actions(client: FlaskClient, table: IdesDriver) -> None:
     """Through a whole stretch of play, the form lists the rules' legal actions and no other,
     and the state API agrees."""
     login(client)
@@ -116,7 +118,7 @@ def test_the_page_offers_exactly_the_legal_actions(client: FlaskClient, table: I
 
 
 def test_a_refused_action_answers_with_the_rules_words(
-    client: FlaskClient, table: IdesTable
+    client: FlaskClient, table: IdesDriver
 ) -> None:
     game = table.game
     assert game is not None
@@ -136,7 +138,7 @@ def test_a_refused_action_answers_with_the_rules_words(
     assert "Refused: " + html.escape(refusal.message, quote=False) in page
 
 
-def test_bad_input_names_the_field(client: FlaskClient, table: IdesTable) -> None:
+def test_bad_input_names_the_field(client: FlaskClient, table: IdesDriver) -> None:
     answer = client.post("/api/ides/act", json={"action": {"kind": "fly"}}, headers=HEADERS)
     assert answer.status_code == 400 and "action.kind" in answer.get_json()["error"]
     answer = client.post("/api/ides/new_game", json={"players": ["Solo"]}, headers=HEADERS)
@@ -154,7 +156,7 @@ def test_names_are_escaped(client: FlaskClient) -> None:
         assert "Julia &amp; Co" in page
 
 
-def test_the_page_shows_players_rolls_and_the_log(client: FlaskClient, table: IdesTable) -> None:
+def test_the_page_shows_players_rolls_and_the_log(client: FlaskClient, table: IdesDriver) -> None:
     rng = random.Random(5)
     while not table.snapshot()["rolls"]:
         game = table.game
@@ -183,7 +185,7 @@ def test_without_an_ides_table(tmp_path: Path) -> None:
 
 
 def test_new_game_from_the_api_replaces_the_one_in_play(
-    client: FlaskClient, table: IdesTable
+    client: FlaskClient, table: IdesDriver
 ) -> None:
     old = table.game_id
     answer = client.post(
@@ -195,7 +197,7 @@ def test_new_game_from_the_api_replaces_the_one_in_play(
     assert [e.payload for e in table.log.events(old)][-1] == {"reason": "replaced by a new game"}
 
 
-def test_events_stream_the_state_then_each_change(client: FlaskClient, table: IdesTable) -> None:
+def test_events_stream_the_state_then_each_change(client: FlaskClient, table: IdesDriver) -> None:
     response = client.get("/api/ides/events", buffered=False)
     assert response.mimetype == "text/event-stream"
     chunks = iter(response.response)  # type: ignore[arg-type]
@@ -206,10 +208,10 @@ def test_events_stream_the_state_then_each_change(client: FlaskClient, table: Id
     second = json.loads(next(chunks).decode().split("data: ", 1)[1])
     assert second["version"] > first["version"] and len(second["log"]) == 1
     response.close()
-    assert table.hub.subscribers == 0
+    assert table.session.viewers.subscribers == 0
 
 
-def test_the_operator_ends_the_game(client: FlaskClient, table: IdesTable) -> None:
+def test_the_operator_ends_the_game(client: FlaskClient, table: IdesDriver) -> None:
     assert client.post("/api/ides/end").status_code == 401
     answer = client.post("/api/ides/end", headers=HEADERS)
     assert answer.status_code == 200 and answer.get_json()["state"]["status"] == "over"

@@ -8,7 +8,7 @@ import time
 from companion.devices.buttons import Button as DeviceButton
 from companion.devices.buttons import Buttons, FakePins
 from companion.table.device_buttons import DeviceButtons
-from companion.table.ports import Button, ButtonPress
+from companion.table.ports import ButtonPress, ButtonRole
 
 PINS = {DeviceButton.CONFIRM: 17, DeviceButton.UNDO: 27, DeviceButton.NEW_GAME: 23}
 
@@ -42,4 +42,4 @@ def test_confirm_accepts_undo_undoes_bounces_count_once_unused_buttons_do_nothin
     time.sleep(0.1)
     source.close()
     thread.join(timeout=2)
-    assert presses == [ButtonPress(Button.ACCEPT), ButtonPress(Button.UNDO)]
+    assert presses == [ButtonPress(ButtonRole.ACCEPT), ButtonPress(ButtonRole.UNDO)]

@@ -11,15 +11,17 @@ from pathlib import Path
 
 import pytest
 
+from companion.app.table import DEFAULT_GAME, Table, new_game_from
 from companion.boards import load_profile
-from companion.table.camera import CameraReadings
+from companion.games.garum.camera import CameraReadings
+from companion.games.garum.players import PlayersPlan, SimulatedPlayers
+from companion.games.garum.referee import SetupRequest
+from companion.games.garum.simcam import SimulatedPlayersCamera
+from companion.table.commands import NewGame
 from companion.table.config import demo_config
 from companion.table.fakes import RecordingLights
 from companion.table.log import EventKind, GameLog
-from companion.table.players import PlayersPlan, SimulatedPlayers
-from companion.table.runner import DEFAULT_GAME, Table, new_game_from
-from companion.table.session import NewGame, TableSession
-from companion.table.simcam import SimulatedPlayersCamera
+from companion.table.session import TableSession
 from companion.web.config import WebConfig
 
 CLEAN = PlayersPlan(pace_s=0.0, patience_s=None, mistakes_at=())
@@ -40,7 +42,7 @@ def watch(session: TableSession, source: CameraReadings, until: object) -> dict[
     owner = threading.Thread(target=session.run, args=(stop,))
     owner.start()
     try:
-        with session.hub.subscribe() as sub:
+        with session.viewers.subscribe() as sub:
             session.attach_readings(source)
             while (update := sub.get(30.0)) is not None and not until(update):  # type: ignore[operator]
                 pass
@@ -77,13 +79,13 @@ def test_a_new_game_on_another_board_is_read_on_that_board(session: TableSession
     camera = SimulatedPlayersCamera(profile, players, seed=2, fps=20, hand_s=0.3)
     source = CameraReadings(camera, profile, still_s=0.2, max_fps=20)
     camera.on_board = source.use_board
-    baelo = NewGame("baelo-claudia", "standard", (("Ana", ("B", "G")), ("Ben", ("Y", "R"))))
+    baelo = SetupRequest("baelo-claudia", "standard", (("Ana", ("B", "G")), ("Ben", ("Y", "R"))))
 
     def after_one_turn_start_baelo(update: dict[str, object]) -> bool:
         setup = update["setup"]
         assert isinstance(setup, dict)
         if setup["board"] == "troia" and update.get("turns_played", 0) >= 1:
-            session.submit("new_game", request=baelo)
+            session.submit(NewGame(baelo))
         return setup["board"] == "baelo-claudia" and update.get("turns_played", 0) >= 2
 
     update = watch(session, source, after_one_turn_start_baelo)
@@ -115,7 +117,7 @@ def test_a_hand_over_the_board_is_never_judged_as_a_move(tmp_path: Path) -> None
     demo = demo_config(tmp_path, port=0, seed=5, pace_s=1.0, patience_s=None, mistakes_at=())
     table = Table.open(demo, lights=RecordingLights(), web=WebConfig("pin-1234", "k")).start()
     try:
-        with table.session.hub.subscribe() as sub:
+        with table.session.viewers.subscribe() as sub:
             while (update := sub.get(30.0)) is not None and update.get("turns_played", 0) < 5:
                 pass
     finally:

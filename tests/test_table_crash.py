@@ -5,7 +5,7 @@ The hundred-point version over whole games is ``companion bench crash``.
 
 from __future__ import annotations
 
-from companion.table.crashtest import run_points
+from companion.benchmarks._crash_harness import run_points
 
 
 def test_ten_kill_points_lose_nothing() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.table.history import fold
+from companion.games.garum.history import fold
 from companion.table.log import EventKind, GameLog, LogError
 
 HEADER = {"game": "garum", "board": "troia", "variant": "standard", "seats": [], "ghost": None,

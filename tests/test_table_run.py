@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from companion.app.table import Table
 from companion.boards import load_profile
 from companion.errors import InputError
 from companion.games.garum import GameSetup, Seat, Variant, record_lines, simulate_game
@@ -23,7 +24,6 @@ from companion.table.config import demo_config, load_config
 from companion.table.fakes import RecordingLights
 from companion.table.led import LinkLights
 from companion.table.log import ChainStatus, EventKind, GameLog
-from companion.table.runner import Table
 from companion.web.config import WebConfig
 
 DEMO_SEATS = [{"name": "Ana", "colours": ["B", "G"]}, {"name": "Ben", "colours": ["Y", "R"]}]
@@ -59,7 +59,7 @@ def test_a_configured_table_plays_and_serves(tmp_path: Path) -> None:
     lights = RecordingLights()
     table = Table.open(config, lights=lights, web=WebConfig("pin-1234", "k")).start()
     try:
-        with table.session.hub.subscribe() as sub:
+        with table.session.viewers.subscribe() as sub:
             while (update := sub.get(10.0)) is not None and update.get("turns_played", 0) < 3:
                 pass
         assert update is not None
@@ -124,7 +124,7 @@ def test_simulated_players_make_a_mistake_that_is_flagged_then_play_on(tmp_path:
     table = Table.open(config, lights=RecordingLights(), web=WebConfig("pin-1234", "k")).start()
     outcomes = []
     try:
-        with table.session.hub.subscribe() as sub:
+        with table.session.viewers.subscribe() as sub:
             while (update := sub.get(10.0)) is not None and update.get("turns_played", 0) < 8:
                 if update["flag"]:
                     outcomes.append(update["flag"]["outcome"])
@@ -163,7 +163,7 @@ def test_the_demo_table_follows_the_operator_over_http(tmp_path: Path) -> None:
     table = Table.open(config, lights=RecordingLights(), web=WebConfig("pin-1234", "k")).start()
     url = table.server.url
     try:
-        with table.session.hub.subscribe() as sub:
+        with table.session.viewers.subscribe() as sub:
             while (update := sub.get(10.0)) is not None and not update["flag"]:
                 pass
             assert update is not None and update["turn"]["number"] == 5  # the planned mistake
@@ -194,7 +194,7 @@ def test_the_led_device_follows_the_table(tmp_path: Path) -> None:
     table = Table.open(config, web=WebConfig("pin-1234", "k")).start()
     try:
         assert isinstance(table.lights, LinkLights) and table.lights.emulator is not None
-        with table.session.hub.subscribe() as sub:  # the whole recorded game: then still
+        with table.session.viewers.subscribe() as sub:  # the whole recorded game: then still
             while (update := sub.get(10.0)) is not None and update.get("turns_played", 0) < 6:
                 pass
         assert update is not None and update["turn"] is not None

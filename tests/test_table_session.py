@@ -11,13 +11,17 @@ import pytest
 
 from companion.errors import InputError
 from companion.games.garum import GameSetup, Variant, parse_record, simulate_game
+from companion.games.garum.lights import LightStatus
+from companion.games.garum.referee import SetupRequest
+from companion.games.garum.replay import export_lines
+from companion.games.garum.sighting import Sighting
+from companion.games.garum.sources import misplaced
 from companion.games.garum.state import BoardState
+from companion.table.commands import NewGame, Observe, Undo
 from companion.table.fakes import QueueButtons, RecordingLights, ScriptedReadings
 from companion.table.log import EventKind, GameLog, LogError
-from companion.table.ports import Button, ButtonPress, LightStatus, Reading
-from companion.table.replay import export_lines
-from companion.table.session import ActionError, NewGame, TableSession, TableState
-from companion.table.sources import misplaced
+from companion.table.ports import ButtonPress, ButtonRole
+from companion.table.session import ActionError, TableSession, TableState
 
 TWO = (("Ana", ("B", "G")), ("Ben", ("Y", "R")))
 
@@ -27,13 +31,13 @@ def start(
 ) -> tuple[TableSession, RecordingLights]:
     lights = RecordingLights()
     session = TableSession(GameLog(tmp_path / "table.db"), lights, rng=random.Random(seed))
-    session.submit("new_game", request=NewGame("troia", variant, TWO))
+    session.submit(NewGame(SetupRequest("troia", variant, TWO)))
     session.drain()
     return session, lights
 
 
 def play(session: TableSession, state: BoardState, jpeg: bytes | None = b"frame") -> None:
-    session.feed(Reading(state, jpeg))
+    session.feed(Sighting(state, jpeg))
     session.drain()
 
 
@@ -107,11 +111,11 @@ def test_undo_dismisses_a_flag_or_takes_back_a_turn(tmp_path: Path) -> None:
     play(session, states[0])
     play(session, states[1])
     play(session, wrong_vat(session, states[2]))
-    session.submit("undo")
+    session.submit(Undo())
     session.drain()
     assert session.state is TableState.PLAYING
     assert session.game.state == states[1]  # type: ignore[union-attr]
-    session.submit("undo")
+    session.submit(Undo())
     session.drain()
     assert session.game.state == states[0]  # type: ignore[union-attr]
     assert session.game.turn.number == 2  # type: ignore[union-attr]
@@ -214,7 +218,7 @@ def test_emperor_vat_from_button_or_from_the_first_tile(tmp_path: Path) -> None:
     assert game is not None and game.turn is not None and game.turn.vat is None
     assert lights.last is not None and lights.last.status is LightStatus.CHOOSE_VAT
     vat = game.setup.board.vats[5]
-    session.press(ButtonPress(Button.VAT, vat))
+    session.press(ButtonPress(ButtonRole.VAT, vat))
     session.drain()
     assert session.game.turn.vat == vat  # type: ignore[union-attr]
     assert lights.last.vat == vat
@@ -269,8 +273,8 @@ def test_threads_only_enqueue_and_the_owner_decides(tmp_path: Path) -> None:
     owner = threading.Thread(target=session.run, args=(stop,))
     owner.start()
     try:
-        with session.hub.subscribe() as sub:
-            source = ScriptedReadings([None, Reading(states[0]), None, Reading(states[1])])
+        with session.viewers.subscribe() as sub:
+            source = ScriptedReadings([None, Sighting(states[0]), None, Sighting(states[1])])
             session.attach_readings(source)
             session.attach_buttons(buttons)
             while True:
@@ -278,7 +282,7 @@ def test_threads_only_enqueue_and_the_owner_decides(tmp_path: Path) -> None:
                 assert update is not None, "no update within 5 s"
                 if update.get("turns_played") == 2:
                     break
-            buttons.press(ButtonPress(Button.UNDO), times=1)
+            buttons.press(ButtonPress(ButtonRole.UNDO), times=1)
             while True:
                 update = sub.get(5.0)
                 assert update is not None
@@ -322,10 +326,10 @@ class FullDisk(GameLog):
 def test_a_full_disk_stops_nothing_but_accepts_nothing(tmp_path: Path) -> None:
     log = FullDisk(tmp_path / "table.db")
     session = TableSession(log, RecordingLights(), rng=random.Random(1))
-    session.operate("new_game", request=NewGame("troia", "standard", TWO))
+    session.operate("new_game", request=SetupRequest("troia", "standard", TWO))
     states = script(session)
     log.room = 0
-    future = session.submit("reading", reading=Reading(states[0]))
+    future = session.submit(Observe(Sighting(states[0])))
     session.drain()
     with pytest.raises(LogError, match="disk is full"):
         future.result(0)
@@ -341,13 +345,13 @@ def test_a_full_disk_stops_nothing_but_accepts_nothing(tmp_path: Path) -> None:
 def test_an_unplugged_camera_is_reported_and_the_table_stays_up(tmp_path: Path) -> None:
     session, _ = start(tmp_path)
     states = script(session)
-    source = ScriptedReadings([Reading(states[0])])
+    source = ScriptedReadings([Sighting(states[0])])
     source.fail_at_end = OSError("camera 0: no frame (unplugged?)")
     stop = threading.Event()
     owner = threading.Thread(target=session.run, args=(stop,))
     owner.start()
     try:
-        with session.hub.subscribe() as sub:
+        with session.viewers.subscribe() as sub:
             session.attach_readings(source)
             while (update := sub.get(5.0)) is not None and not update.get("source_error"):
                 pass
@@ -395,7 +399,7 @@ def test_the_last_games_board_being_cleared_is_no_move_of_the_new_game(tmp_path:
     for state in states[:6]:
         play(session, state)
     old = session.game.state  # type: ignore[union-attr]
-    session.submit("new_game", request=NewGame("troia", "standard", TWO))
+    session.submit(NewGame(SetupRequest("troia", "standard", TWO)))
     session.drain()
     half = BoardState("".join(c if i % 2 else "." for i, c in enumerate(old.cells)), old.workers)
     for seen in (old, half, BoardState()):

@@ -14,12 +14,12 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from companion.games.garum import parse_record, simulate_game
+from companion.games.garum.sighting import Sighting
+from companion.games.garum.sources import misplaced
 from companion.games.garum.state import BoardState
 from companion.table.fakes import RecordingLights
 from companion.table.log import GameLog
-from companion.table.ports import Reading
 from companion.table.session import TableSession
-from companion.table.sources import misplaced
 from companion.web import Services, create_app
 from companion.web.config import WebConfig
 
@@ -159,7 +159,7 @@ def test_history_replay_export_and_evidence(client: FlaskClient, session: TableS
     assert session.game is not None
     states = simulate_game(session.game.setup, random.Random(5))
     for turn, state in enumerate(states[:3]):
-        session.feed(Reading(state, b"\xff\xd8jpeg" + bytes([turn])))
+        session.feed(Sighting(state, b"\xff\xd8jpeg" + bytes([turn])))
     session.drain()
     assert "hash chain intact" in client.get("/history").get_data(as_text=True)
     replay = client.get("/history/1?step=1").get_data(as_text=True)
@@ -187,7 +187,7 @@ def test_events_stream_starts_with_the_current_state(
     assert message.startswith("id: ") and data["turn"]["number"] == 1
     assert next(chunks).startswith(b": keep-alive")
     response.close()
-    assert session.hub.subscribers == 0
+    assert session.viewers.subscribers == 0
 
 
 def test_guessing_the_pin_is_throttled(client: FlaskClient) -> None:
@@ -208,7 +208,7 @@ def test_operator_actions_over_http(client: FlaskClient, session: TableSession) 
     op(client, "new_game", NEW_GAME)
     assert session.game is not None
     states = simulate_game(session.game.setup, random.Random(6))
-    session.feed(Reading(misplaced(session.game, states[0]), b"\xff\xd8after"))
+    session.feed(Sighting(misplaced(session.game, states[0]), b"\xff\xd8after"))
     session.drain()
     page = client.get("/").get_data(as_text=True)
     assert "Illegal move" in page and "placed 2 tiles" in page
@@ -232,12 +232,12 @@ def test_desync_page_and_emperor_choice(client: FlaskClient, session: TableSessi
     assert session.game is not None
     setup = session.game.setup
     first = simulate_game(replace(setup, aureus=(7,)), random.Random(1))[0]
-    session.feed(Reading(first))
+    session.feed(Sighting(first))
     session.drain()
     cells = list(first.cells)
     taken = next(i for i, ch in enumerate(cells) if ch != ".")
     cells[taken] = "."
-    session.feed(Reading(BoardState("".join(cells), first.workers)))
+    session.feed(Sighting(BoardState("".join(cells), first.workers)))
     session.drain()
     page = client.get("/").get_data(as_text=True)
     assert "The board differs from the game" in page

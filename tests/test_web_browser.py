@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from companion.games.garum import simulate_game
+from companion.games.garum.sighting import Sighting
 from companion.table.fakes import RecordingLights
 from companion.table.log import GameLog
-from companion.table.ports import Reading
 from companion.table.session import TableSession
 from companion.web import Services, create_app
 from companion.web.config import WebConfig
@@ -97,7 +97,7 @@ def test_a_live_change_appears_without_reload(
     sync_api.expect(page.locator("[data-status]").first).to_have_text("Playing")
     assert session.game is not None
     first = simulate_game(session.game.setup, random.Random(1))[0]
-    session.feed(Reading(first))
+    session.feed(Sighting(first))
     sync_api.expect(page.locator(".turn[data-turn='2']")).to_be_visible()
     placed = [i for i, ch in enumerate(first.cells) if ch != "."]
     fish = page.locator(f"rect[data-cell='{placed[0]}']").get_attribute("data-fish")

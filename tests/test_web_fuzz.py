@@ -23,14 +23,15 @@ from flask import Flask
 from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from ides_driver import IdesDriver
 from jinja2.bccache import Bucket, BytecodeCache
 from werkzeug.routing import AnyConverter, IntegerConverter, Rule
 
 from companion.cafe.hub_web import create_hub_app
 from companion.cafe.room import Room
+from companion.fuzz.live_table import by_path
 from companion.games.ides import Dice
 from companion.table.fakes import RecordingLights
-from companion.table.ides_session import IdesTable
 from companion.table.log import GameLog
 from companion.table.session import TableSession
 from companion.web import Services, create_app
@@ -210,11 +211,13 @@ def table_app() -> Iterator[Flask]:
     with tempfile.TemporaryDirectory() as folder:
         log = GameLog(Path(folder) / "table.db")
         ides_log = GameLog(Path(folder) / "ides.db")
-        ides = IdesTable(ides_log, dice=Dice.seeded(5), roll_s=0)
+        ides = IdesDriver(ides_log, dice=Dice.seeded(5), roll_s=0)
         ides.new_game(["Livia", "Marcus"])
         session = TableSession(log, RecordingLights(), rng=random.Random(3))
         config = WebConfig(operator_token=TOKEN, secret_key="fuzz", sse_heartbeat_s=0.05)
-        app = create_app(config, Services(session, log, ides=ides))
+        app = create_app(config, Services(session, log))
+        ides_app = create_app(config, Services(ides.session, ides_log))
+        app.wsgi_app = by_path(ides_app.wsgi_app, app.wsgi_app)  # type: ignore[method-assign]
         app.jinja_env.bytecode_cache = COMPILED
         started = app.test_client().post(
             "/api/new_game", json=NEW_GAME, headers={"X-Companion-Token": TOKEN}

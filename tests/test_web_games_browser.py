@@ -10,13 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from ides_driver import IdesDriver
 
 from companion.games.ides import Dice
 from companion.games.ides.simulate import choose
-from companion.table.fakes import RecordingLights
-from companion.table.ides_session import IdesTable
 from companion.table.log import GameLog
-from companion.table.session import TableSession
 from companion.web import Services, create_app
 from companion.web.config import WebConfig
 from companion.web.serve import DashboardServer
@@ -28,20 +26,18 @@ TOKEN = "games-browser-pin"
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[IdesTable, DashboardServer]]:
+def served(tmp_path: Path) -> Iterator[tuple[IdesDriver, DashboardServer]]:
     log = GameLog(tmp_path / "ides.db")
-    garum = GameLog(tmp_path / "table.db")
-    table = IdesTable(log, dice=Dice.seeded(5), roll_s=0)
+    table = IdesDriver(log, dice=Dice.seeded(5), roll_s=0)
     table.new_game(["Livia", "<img src=x onerror=alert(1)>"])
     app = create_app(
         WebConfig(operator_token=TOKEN, secret_key="k", sse_heartbeat_s=1.0),
-        Services(TableSession(garum, RecordingLights()), garum, ides=table),
+        Services(table.session, log),
     )
     with DashboardServer(app) as server:
         yield table, server
     table.close()
     log.close()
-    garum.close()
 
 
 def watch_errors(page: Any) -> list[str]:
@@ -53,7 +49,7 @@ def watch_errors(page: Any) -> list[str]:
 
 @pytest.mark.parametrize("view", ["/tv", "/phone"])
 def test_the_tv_and_phone_follow_the_ides_game_live(
-    served: tuple[IdesTable, DashboardServer], page: Any, view: str
+    served: tuple[IdesDriver, DashboardServer], page: Any, view: str
 ) -> None:
     table, server = served
     errors = watch_errors(page)
@@ -81,7 +77,7 @@ def test_the_tv_and_phone_follow_the_ides_game_live(
 
 
 def test_the_operator_logs_in_from_the_tv_page_and_starts_a_game_from_the_picker(
-    served: tuple[IdesTable, DashboardServer], page: Any
+    served: tuple[IdesDriver, DashboardServer], page: Any
 ) -> None:
     table, server = served
     errors = watch_errors(page)

@@ -15,14 +15,15 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from ides_driver import IdesDriver
 from werkzeug.test import EnvironBuilder, run_wsgi_app
 
 from companion.cafe.hub_web import create_hub_app
 from companion.cafe.room import Room
 from companion.errors import InputError
+from companion.fuzz.live_table import by_path
 from companion.games.ides import Dice
 from companion.table.fakes import RecordingLights
-from companion.table.ides_session import IdesTable
 from companion.table.log import GameLog
 from companion.table.session import TableSession
 from companion.web import Services, create_app
@@ -153,10 +154,12 @@ def test_the_cafe_hub_refuses_large_bodies_too() -> None:
 
 def test_deep_json_is_a_clear_400_on_every_json_endpoint(tmp_path: Path) -> None:
     garum, ides_log = GameLog(tmp_path / "table.db"), GameLog(tmp_path / "ides.db")
-    ides = IdesTable(ides_log, dice=Dice.seeded(2), roll_s=0)
+    ides = IdesDriver(ides_log, dice=Dice.seeded(2), roll_s=0)
     ides.new_game(["Livia", "Marcus"])
     config = WebConfig(operator_token=TOKEN, secret_key="k")
-    app = create_app(config, Services(TableSession(garum, RecordingLights()), garum, ides=ides))
+    app = create_app(config, Services(TableSession(garum, RecordingLights()), garum))
+    ides_app = create_app(config, Services(ides.session, ides_log))
+    app.wsgi_app = by_path(ides_app.wsgi_app, app.wsgi_app)  # type: ignore[method-assign]
     client = app.test_client()
     paths = [f"/api/{action}" for action in ("new_game", "accept", "correct", "undo", "end")]
     paths += ["/api/choose_vat", "/api/ides/act", "/api/ides/new_game"]

@@ -17,12 +17,12 @@ from test_web_api import NEW_GAME, TOKEN, login, op
 
 from companion.boards import load_profile
 from companion.games.garum import simulate_game
+from companion.games.garum.sighting import Sighting
+from companion.games.garum.sources import misplaced
 from companion.games.garum.state import BoardState
 from companion.table.fakes import RecordingLights
 from companion.table.log import GameLog
-from companion.table.ports import Reading
 from companion.table.session import TableSession
-from companion.table.sources import misplaced
 from companion.web import Services, create_app
 from companion.web.config import WebConfig
 
@@ -47,7 +47,7 @@ def flagged(client: FlaskClient, session: TableSession) -> list[BoardState]:
     op(client, "new_game", NEW_GAME)
     assert session.game is not None
     states = simulate_game(session.game.setup, random.Random(6))
-    session.feed(Reading(misplaced(session.game, states[0]), b"\xff\xd8after"))
+    session.feed(Sighting(misplaced(session.game, states[0]), b"\xff\xd8after"))
     session.drain()
     return states
 
@@ -127,7 +127,7 @@ def test_score_bars_are_drawn_against_real_totals(
     assert session.game is not None
     states = simulate_game(session.game.setup, random.Random(6))
     for state in states:
-        session.feed(Reading(state))
+        session.feed(Sighting(state))
     session.drain()
     view = session.snapshot()
     assert view["status"] == "ended"
@@ -150,7 +150,7 @@ def test_the_end_screen_explains_and_offers_a_result_to_keep(
     assert session.game is not None
     states = simulate_game(session.game.setup, random.Random(6))
     for state in states[:6]:
-        session.feed(Reading(state))
+        session.feed(Sighting(state))
     session.drain()
     assert client.get("/history/1/result.svg").status_code == 403  # in play: operator only
     op(client, "end")

@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 
 from companion.games.garum import BoardState, simulate_game
+from companion.games.garum.sighting import Sighting
+from companion.games.garum.sources import misplaced
 from companion.table.fakes import RecordingLights
 from companion.table.log import GameLog
-from companion.table.ports import Reading
 from companion.table.session import TableSession
-from companion.table.sources import misplaced
 from companion.web import Services, create_app
 from companion.web.config import WebConfig
 from companion.web.serve import DashboardServer
@@ -122,7 +122,7 @@ def test_the_operators_path_from_setup_to_the_end_screen(
     assert game is not None
     legal = simulate_game(game.setup, random.Random(6))
     seen = misplaced(game, legal[0])
-    session.feed(Reading(seen, camera_photo()))
+    session.feed(Sighting(seen, camera_photo()))
     editor = page.locator(".editor")
     expect(editor).to_be_visible()  # arrived live, without a reload
     photo = page.locator(".editor-photo img")
@@ -153,7 +153,7 @@ def test_the_operators_path_from_setup_to_the_end_screen(
 
     game = session.game
     assert game is not None
-    session.feed(Reading(misplaced(game, legal[1])))
+    session.feed(Sighting(misplaced(game, legal[1])))
     expect(page.locator("#accept")).to_be_visible()
     sent = page.evaluate(KEY_WHILE_TYPING)
     assert sent == ["typing: none", "body: /operator/accept"]

@@ -15,12 +15,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from companion.app.table import Table
 from companion.cli._arguments import positive_count, seed
-from companion.table.camera import CameraReadings
+from companion.games.garum.camera import CameraReadings
+from companion.games.garum.simcam import SimulatedPlayersCamera
 from companion.table.config import demo_config
 from companion.table.fakes import RecordingLights
-from companion.table.runner import Table
-from companion.table.simcam import SimulatedPlayersCamera
 from companion.web.config import WebConfig
 
 NAME = "table"
@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
         assert isinstance(camera, SimulatedPlayersCamera)
         published: list[float] = []
         shown: list[float] = []
-        table.session.hub.publish = _recording(table.session.hub.publish, published)  # type: ignore[method-assign]
+        table.session.viewers.publish = _recording(table.session.viewers.publish, published)  # type: ignore[method-assign]
         table.start()
         try:
             if args.no_browser:

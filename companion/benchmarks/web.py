@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
                 v.connected.wait(30)
             failed = [v.failed for v in viewers if v.failed]
             deadline = time.perf_counter() + 30
-            while session.hub.subscribers < args.clients and time.perf_counter() < deadline:
+            while session.viewers.subscribers < args.clients and time.perf_counter() < deadline:
                 time.sleep(0.05)
             latencies: list[float] = []
             missed = 0

@@ -19,11 +19,13 @@ from pathlib import Path
 from companion.boards import load_profile
 from companion.cafe.publisher import PublisherOptions, start_publisher
 from companion.games.garum import random_setup, simulate_game
+from companion.games.garum.referee import SetupRequest
+from companion.games.garum.sighting import Sighting
 from companion.games.garum.state import BoardState
+from companion.table.commands import Observe
 from companion.table.fakes import RecordingLights
 from companion.table.log import GameLog
-from companion.table.ports import Reading
-from companion.table.session import NewGame, TableSession
+from companion.table.session import TableSession
 
 Shown = BoardState  # what the simulated camera shows the table for one turn
 
@@ -43,7 +45,7 @@ class SimulatedTable:
 
     def new_game(self, variant: str = "standard") -> list[Shown]:
         setup = random_setup(self.profile, self.players, variant, self.rng)
-        request = NewGame(
+        request = SetupRequest(
             board=self.board,
             variant=variant,
             seats=tuple((s.name, s.colours) for s in setup.seats),
@@ -57,11 +59,11 @@ class SimulatedTable:
 
     def feed(self, board: Shown) -> None:
         """The camera reports ``board`` to a session whose owner thread is running."""
-        self.session.feed(Reading(board))
+        self.session.feed(Sighting(board))
 
     def show(self, board: Shown) -> str:
         """The camera reports ``board``; returns the session's outcome."""
-        done = self.session.submit("reading", reading=Reading(board))
+        done = self.session.submit(Observe(Sighting(board)))
         self.session.drain()
         return str(done.result(timeout=10))
 

@@ -9,17 +9,17 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from companion.app import ides as ides_demo
+from companion.app.table import serve
 from companion.boards import BUILTIN, load_profile
 from companion.cafe.options import add_cafe_arguments
-from companion.cli._arguments import seconds, seed
-from companion.cli.run import serve
+from companion.cli._arguments import port_number, positive_rate, seconds, seed
 from companion.cli.score import render_table
 from companion.games.garum import Game, Variant, line_name, random_setup, score_state, simulate_game
 from companion.games.garum.rules import COLOUR_NAMES
 from companion.games.garum.state import BoardState
-from companion.table import ides_demo
+from companion.games.simulated import DEFAULT_PACE_S, DEFAULT_PATIENCE_S, DEMO_MISTAKES
 from companion.table.config import demo_config
-from companion.table.players import DEFAULT_PACE_S, DEFAULT_PATIENCE_S, DEMO_MISTAKES
 
 TERMINAL_PACE_S = 0.05
 
@@ -78,9 +78,44 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="Garum: play in the terminal only (no camera, LEDs or dashboard)",
     )
-    ides_demo.add_arguments(parser)
+    add_ides_arguments(parser)
     add_cafe_arguments(parser)  # café hook: --mqtt URL --table ID (companion.cafe)
     parser.set_defaults(handler=run)
+
+
+def add_ides_arguments(parser: argparse.ArgumentParser) -> None:
+    """The Ides demo's own options (``--players`` and ``--seed`` are shared with Garum)."""
+    parser.add_argument(
+        "--turns-per-second",
+        type=positive_rate,
+        default=1.0,
+        help="Ides: player choices per second (default 1, watchable)",
+    )
+    parser.add_argument(
+        "--fast",
+        action="store_true",
+        help="Ides: no pause between choices and no dice animation (for tests)",
+    )
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="the dashboard's address (default 127.0.0.1: this machine only)",
+    )
+    parser.add_argument(
+        "--port",
+        type=port_number,
+        default=5000,
+        help="the dashboard's port (default 5000; 0 picks a free one)",
+    )
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        help="Ides: keep the game log here (ides.db) and resume an unfinished game; "
+        "a temporary directory otherwise",
+    )
+    parser.add_argument(
+        "--hold", type=seconds, default=None, help="Ides: seconds the dashboard stays up at the end"
+    )
 
 
 def run(args: argparse.Namespace) -> int:

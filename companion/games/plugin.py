@@ -12,12 +12,13 @@ lazily, so listing the installed games stays cheap and a game's optional depende
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from companion.games.cafe_seam import GameCafe
     from companion.games.command_seam import GameCommands
     from companion.games.page_seam import PageKit
+    from companion.games.table_seam import Referee
 
 
 @runtime_checkable
@@ -31,8 +32,10 @@ class GamePlugin(Protocol):
 
     # -- table layer: new games, the referee, lights, buttons, simulated players ----------
 
-    def referee(self) -> Any:
-        """The game's referee factory for the generic table session."""
+    def referee(self) -> Referee:
+        """The game's referee for the generic table session (see
+        :mod:`companion.games.table_seam`): new games, the fold of logged events, judging
+        observations and operator actions, the view, the lights and the buttons."""
         ...
 
     # -- web layer: views and pages --------------------------------------------------------

@@ -66,6 +66,10 @@ class TableLights:
             "status": self.status.value,
         }
 
+    def on_device(self) -> TableLights:
+        """Already the device's picture (what a game's lights picture turns into)."""
+        return self
+
     def to_payload(self) -> bytes:
         """The SET_STATE payload carrying this whole picture."""
         die1, die2 = (protocol.COLOURS.index(c or "off") for c in self.dice)

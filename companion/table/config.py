@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from companion.errors import InputError
+from companion.games.simulated import DEFAULT_PACE_S, DEFAULT_PATIENCE_S, DEMO_MISTAKES
 from companion.input_files import read_text
 from companion.table.chain_key import default_key_path
-from companion.table.players import DEFAULT_PACE_S, DEFAULT_PATIENCE_S, DEMO_MISTAKES
 
 CAMERA_KINDS = ("none", "record", "simulated", "synthetic", "opencv", "picamera")
 LIGHT_KINDS = ("none", "print", "serial", "emulated")

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from companion.games.simulated import DEFAULT_PATIENCE_S, DEMO_MISTAKES
 from companion.table.config import BUTTON_KINDS, CAMERA_KINDS, LIGHT_KINDS
-from companion.table.players import DEFAULT_PATIENCE_S, DEMO_MISTAKES
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The Garum table's buttons: the debounced GPIO buttons of :mod:`companion.devices.buttons`
+"""A camera table's buttons: the debounced GPIO buttons of :mod:`companion.devices.buttons`
 as a :class:`~companion.table.ports.ButtonSource` (confirm accepts a flagged move)."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from collections.abc import Iterator
 
 from companion.devices.buttons import Button as DeviceButton
 from companion.devices.buttons import ButtonAction, Buttons
-from companion.table.ports import Button, ButtonPress
+from companion.table.ports import ButtonPress, ButtonRole
 
-# What each physical button means at a Garum table.
-MEANING = {DeviceButton.CONFIRM: Button.ACCEPT, DeviceButton.UNDO: Button.UNDO}
+# What each physical button means at a table judged by its camera.
+MEANING = {DeviceButton.CONFIRM: ButtonRole.ACCEPT, DeviceButton.UNDO: ButtonRole.UNDO}
 
 
 class DeviceButtons:

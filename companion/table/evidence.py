@@ -1,5 +1,5 @@
 """What a table does with a game log that fails verification: it stops until the operator has
-seen the damage, and records that they did.  Shared by the Garum and Ides of March tables.
+seen the damage, and records that they did.  Shared by the table session of every game.
 
 The log is never rewritten.  An acknowledgement is an event of its own, chained (and keyed)
 like any other, naming the broken events and the last event the operator's look covered;

@@ -7,19 +7,19 @@ import queue
 import threading
 from collections.abc import Iterable, Iterator
 
-from companion.table.ports import ButtonPress, Reading, TableLights
+from companion.games.table_seam import ButtonPress, LightsPicture
 
 
 class ScriptedReadings:
     """Plays a list of readings (``None`` = a hand over the board), then waits or ends."""
 
-    def __init__(self, items: Iterable[Reading | None], *, gap_s: float = 0.0) -> None:
+    def __init__(self, items: Iterable[object | None], *, gap_s: float = 0.0) -> None:
         self._items = list(items)
         self._gap_s = gap_s
         self._closed = threading.Event()
         self.fail_at_end: Exception | None = None  # e.g. OSError: the camera was pulled out
 
-    def readings(self) -> Iterator[Reading | None]:
+    def readings(self) -> Iterator[object | None]:
         for item in self._items:
             if self._closed.wait(self._gap_s) if self._gap_s else self._closed.is_set():
                 return
@@ -38,16 +38,16 @@ class RecordingLights:
     """Remembers what it was asked to show; ``unplugged`` makes it fail like a lost link."""
 
     def __init__(self) -> None:
-        self.shown: list[TableLights] = []
+        self.shown: list[LightsPicture] = []
         self.unplugged = False
 
-    def show(self, lights: TableLights) -> None:
+    def show(self, lights: LightsPicture) -> None:
         if self.unplugged:
             raise OSError("the LED device is not connected")
         self.shown.append(lights)
 
     @property
-    def last(self) -> TableLights | None:
+    def last(self) -> LightsPicture | None:
         return self.shown[-1] if self.shown else None
 
 

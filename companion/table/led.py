@@ -2,24 +2,9 @@
 
 from __future__ import annotations
 
-from companion.link import HostLink, StatusLight
-from companion.link import TableLights as DeviceLights
+from companion.games.table_seam import LightsPicture
+from companion.link import HostLink
 from companion.link.emulator import Emulator
-from companion.table.ports import LightStatus, TableLights
-
-_STATUS = {
-    LightStatus.IDLE: StatusLight.IDLE,
-    LightStatus.TURN: StatusLight.OK,
-    LightStatus.CHOOSE_VAT: StatusLight.OK,
-    LightStatus.ILLEGAL: StatusLight.ILLEGAL,
-    LightStatus.DESYNC: StatusLight.DESYNC,
-    LightStatus.ENDED: StatusLight.IDLE,
-}
-
-
-def device_lights(lights: TableLights) -> DeviceLights:
-    """The session's picture in the device's terms: vat, seat to play and status."""
-    return DeviceLights(vat=lights.vat, seat=lights.seat, status=_STATUS[lights.status])
 
 
 class LinkLights:
@@ -30,8 +15,8 @@ class LinkLights:
         self.emulator = Emulator().start() if emulate else None
         self.link = HostLink(self.emulator.port if self.emulator else port).start()
 
-    def show(self, lights: TableLights) -> None:
-        self.link.show(device_lights(lights))
+    def show(self, lights: LightsPicture) -> None:
+        self.link.show(lights.on_device())
 
     def close(self) -> None:
         self.link.stop()

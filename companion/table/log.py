@@ -32,6 +32,17 @@ from pathlib import Path
 from typing import Any
 
 from companion.errors import CompanionError
+from companion.games.table_seam import EventKind, canonical_json
+
+__all__ = [
+    "ChainStatus",
+    "Event",
+    "EventKind",
+    "GameLog",
+    "LogError",
+    "Verification",
+    "canonical_json",
+]
 
 GENESIS = "0" * 64
 
@@ -60,25 +71,6 @@ BEGIN SELECT RAISE(ABORT, 'the game log is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS photos_no_delete BEFORE DELETE ON photos
 BEGIN SELECT RAISE(ABORT, 'the game log is append-only'); END;
 """
-
-
-class EventKind(StrEnum):
-    """What an event records; the session replays these to rebuild its state."""
-
-    GAME_STARTED = "game_started"  # payload: the game-record header
-    READING = "reading"  # a stable reading the camera delivered: {"board": ...}
-    VERDICT = "verdict"  # the rules' judgement of a reading
-    ACCEPTED = "accepted"  # a board state accepted as a turn's result: {"board", "by"}
-    CORRECTION = "correction"  # the operator's corrected state, accepted as the turn's result
-    UNDO = "undo"  # the last accepted turn taken back
-    DISMISSED = "dismissed"  # a flagged reading dismissed by the operator
-    VAT_CHOSEN = "vat_chosen"  # emperor variant: {"vat", "by"}
-    BUTTON = "button"  # a physical button press: {"button"}
-    LED = "led"  # a command sent to the LED device
-    GAME_ENDED = "game_ended"  # {"reason"}
-    IDES_ACTION = "ides_action"  # an Ides of March action as applied: {"action", "by"}
-    # the operator saw that the log failed verification: {"bad_seqs", "through_seq", "by"}
-    TAMPERING_ACKNOWLEDGED = "tampering_acknowledged"
 
 
 @dataclass(frozen=True)
@@ -121,11 +113,6 @@ class Verification:
         if not self.ok:
             return ChainStatus.TAMPERED
         return ChainStatus.UNKEYED if self.unkeyed else ChainStatus.KEYED
-
-
-def canonical_json(value: Any) -> str:
-    """One spelling per value: sorted keys, no spaces, plain ASCII."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
 def event_hash(

@@ -1,15 +1,16 @@
-"""The table session: stable readings in, rules verdicts, log, lights and dashboard out.
+"""The table session: any game's observations and actions in; log, lights and viewers out.
 
-One owner thread runs :meth:`TableSession.run`; readings, button presses and operator
-actions only enqueue.  Every decision is written to the :class:`GameLog` *before* the
-lights or viewers hear of it, and the session's state is always a fold of the log, so a
-restart after ``kill -9`` resumes the same game exactly.
+One owner thread runs :meth:`TableSession.run`; observations, button presses and operator
+actions only enqueue a command (:mod:`companion.table.commands`).  The game plugs in as its
+referee (:mod:`companion.games.table_seam`), found through the registry by the name in the
+game's opening event, so the session serves any installed game.  Every decision is written
+to the :class:`GameLog` *before* the lights or viewers hear of it, and the match is always
+a fold of the log, so a restart after ``kill -9`` resumes the same game exactly.
 
-States: ``SETUP`` (no game), ``PLAYING``, ``DESYNC`` (the board differs from what the rules
-expect in a way no single turn explains: something accepted moved), ``AWAITING_CORRECTION``
-(a move broke a rule; the operator accepts, corrects or undoes it) and ``ENDED``.  A log
-that fails verification when the table starts puts it in ``TAMPERED`` instead: nothing is
-judged until the operator acknowledges it, and the acknowledgement is itself logged.
+States: ``SETUP`` (no game), then the match's phase (``PLAYING``, ``DESYNC``,
+``AWAITING_CORRECTION``, ``ENDED``).  A log that fails verification when the table starts
+puts it in ``TAMPERED`` instead: nothing is judged until the operator acknowledges it, and
+the acknowledgement is itself logged.
 """
 
 from __future__ import annotations
@@ -24,40 +25,34 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from companion.boards.profile import BUILTIN, BoardProfile, load_profile
-from companion.errors import CompanionError, InputError
-from companion.games.garum import (
-    Game,
-    GameSetup,
-    Seat,
-    SetupError,
-    Variant,
-    Verdict,
-    ViolationCode,
-    impossible_board,
-)
-from companion.games.garum.state import BoardState
-from companion.limits import name_problem
-from companion.table.evidence import acknowledge, evidence_view, unacknowledged
-from companion.table.history import Flag, History, fold
-from companion.table.hub import Hub
-from companion.table.log import EventKind, GameLog, LogError, Verification
-from companion.table.ports import (
-    Button,
+from companion.games import registry
+from companion.games.table_seam import (
+    ActionError,
     ButtonPress,
-    ButtonSource,
-    LightsSink,
-    LightStatus,
-    Reading,
-    ReadingSource,
-    TableLights,
+    EventKind,
+    LightsPicture,
+    LoggedEvent,
+    Match,
+    Referee,
+    require_phase,
 )
-from companion.table.replay import game_at, header_of
-from companion.table.view import table_view, viewer_view
+from companion.table.commands import (
+    Acknowledge,
+    Act,
+    Command,
+    EndGame,
+    NewGame,
+    Observe,
+    Press,
+    SourceFailed,
+    Undo,
+)
+from companion.table.evidence import acknowledge, evidence_view, unacknowledged
+from companion.table.feed import ViewerFeed
+from companion.table.log import GameLog, LogError, Verification
+from companion.table.ports import ButtonSource, LightsSink, ObservationSource
 
-# Violations meaning that something already accepted moved: the board is out of step with
-# the rules rather than showing one bad move.
-DESYNC_CODES = frozenset({ViolationCode.TILE_CHANGED, ViolationCode.WORKER_CHANGED})
+__all__ = ["ActionError", "TableSession", "TableState"]
 
 
 class TableState(StrEnum):
@@ -69,109 +64,39 @@ class TableState(StrEnum):
     TAMPERED = "tampered"
 
 
-class ActionError(CompanionError):
-    """An operator action that does not fit the table's current state."""
-
-
 @dataclass
-class _Command:
-    kind: str
-    args: dict[str, Any] = field(default_factory=dict)
+class _Queued:
+    command: Command
     done: Future[Any] = field(default_factory=Future)
 
 
-@dataclass(frozen=True)
-class NewGame:
-    """What the setup form (or a config file) asks for."""
-
-    board: str
-    variant: str
-    seats: tuple[tuple[str, tuple[str, ...]], ...]
-    ghost: str | None = None
-    first_seat: int = 0
-    aureus: tuple[int, ...] | None = None  # drawn by the companion unless given
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> NewGame:
-        """Validates a new-game request: ``board``, ``variant``, ``seats`` [{name, colours}],
-        ``ghost``, ``first_seat``; errors name the field."""
-        seats_data = data.get("seats")
-        if not isinstance(seats_data, list) or not seats_data:
-            raise InputError("expected a list of seats", field="seats")
-        seats: list[tuple[str, tuple[str, ...]]] = []
-        for i, seat in enumerate(seats_data):
-            if not isinstance(seat, dict):
-                raise InputError("expected an object with name and colours", field=f"seats[{i}]")
-            name = seat.get("name")
-            colours = seat.get("colours")
-            problem = name_problem(name)
-            if problem is not None or not isinstance(name, str):
-                raise InputError(problem or "expected a name", field=f"seats[{i}].name")
-            if not isinstance(colours, list) or not all(c in ("B", "G", "Y", "R") for c in colours):
-                raise InputError(
-                    "expected a list of colour letters B G Y R", field=f"seats[{i}].colours"
-                )
-            seats.append((name.strip(), tuple(colours)))
-        ghost = data.get("ghost")
-        if ghost is not None and ghost not in ("B", "G", "Y", "R"):
-            raise InputError("expected null or a colour letter B G Y R", field="ghost")
-        first = data.get("first_seat", 0)
-        if not isinstance(first, int) or not 0 <= first < len(seats):
-            raise InputError(f"expected a seat index 0-{len(seats) - 1}", field="first_seat")
-        board = data.get("board", "troia")
-        if board not in BUILTIN:
-            raise InputError(f"expected one of: {', '.join(BUILTIN)}", field="board")
-        return cls(
-            board=board,
-            variant=str(data.get("variant", "standard")),
-            seats=tuple(seats),
-            ghost=ghost,
-            first_seat=first,
-        )
-
-    @classmethod
-    def of(cls, setup: GameSetup) -> NewGame:
-        """The request that recreates ``setup`` exactly (a recorded game replayed)."""
-        return cls(
-            setup.board.name,
-            setup.variant.value,
-            tuple((s.name, s.colours) for s in setup.seats),
-            setup.ghost,
-            setup.first_seat,
-            setup.aureus or None,
-        )
-
-
 class TableSession:
-    """Owns the rules position of the game at the table; see the module docstring."""
+    """Owns the game at the table; see the module docstring."""
 
     def __init__(
         self,
         log: GameLog,
         lights: LightsSink,
-        hub: Hub | None = None,
+        viewers: ViewerFeed | None = None,
         *,
+        game: str = registry.DEFAULT_GAME,
+        referee: Referee | None = None,
         rng: random.Random | None = None,
-        load_board: Callable[[str], BoardProfile] = load_profile,
     ) -> None:
+        """``game`` names the table's game (the registry's default); ``referee`` gives its
+        referee ready made (seeded dice, say) instead of the plugin's."""
         self.log = log
-        self.hub = hub or Hub()
+        self.viewers = viewers or ViewerFeed()
         self._lights = lights
         self._rng = rng
-        self._load_board = load_board
-        self._inbox: queue.Queue[_Command | None] = queue.Queue()
+        self._referee: Referee = referee or registry.game(game).referee()
+        self._match: Match | None = None
+        self._inbox: queue.Queue[_Queued | None] = queue.Queue()
         self._lock = threading.Lock()
-        self._history: History | None = None
-        self._game: Game | None = None
-        self._last_seen: BoardState | None = None
-        # The last game's board, while the players clear it away after a new game: seeing
-        # part of it is no move of the new game.
-        self._clearing: BoardState | None = None
-        self._unreadable: Reading | None = None  # a still view with unreadable cells
         self._pumps: list[threading.Thread] = []
-        self._shown: TableLights | None = None
+        self._shown: LightsPicture | None = None
         self._snapshot: dict[str, Any] = {}
-        self._published: tuple[History | None, Game | None] = (None, None)
+        self._published: tuple[Any, Any] = (None, None)
         self.lights_error: str | None = None
         self.log_error: str | None = None
         self.source_error: str | None = None
@@ -190,31 +115,35 @@ class TableSession:
     def state(self) -> TableState:
         if self._tampered:
             return TableState.TAMPERED
-        h = self._history
-        if h is None:
+        if self._match is None:
             return TableState.SETUP
-        if h.ended is not None or (self._game is not None and self._game.is_over):
-            return TableState.ENDED
-        if h.flag is not None:
-            return (
-                TableState.DESYNC if h.flag.outcome == "desync" else TableState.AWAITING_CORRECTION
-            )
-        return TableState.PLAYING
+        return TableState(self._match.phase.value)
 
     @property
-    def game(self) -> Game | None:
-        return self._game
+    def referee(self) -> Referee:
+        """The referee of the game at the table (the table's own game before any)."""
+        return self._referee
 
     @property
-    def history(self) -> History | None:
-        return self._history
+    def match(self) -> Match | None:
+        return self._match
+
+    @property
+    def game(self) -> Any:
+        """The rules position of the game in play (the game's own type), or ``None``."""
+        return self._match.position if self._match is not None else None
+
+    @property
+    def history(self) -> Any:
+        """The folded story of the game in play (the game's own type), or ``None``."""
+        return self._match.history if self._match is not None else None
 
     def snapshot(self) -> dict[str, Any]:
         """The latest published view of the table (the ``/api/state`` body)."""
         with self._lock:
             return self._snapshot
 
-    def position(self) -> tuple[History | None, Game | None]:
+    def position(self) -> tuple[Any, Any]:
         """The history and rules position as last published: read together, from any
         thread, they always belong to the same moment (the attributes may be mid-change)."""
         with self._lock:
@@ -227,53 +156,78 @@ class TableSession:
         game_id = self.log.last_game()
         if game_id is not None:
             try:
-                self._history = fold(self.log.events(game_id))
-                self._rebuild()
+                events = iter(self.log.events(game_id))
+                opening = next(events)
+                referee = self._referee_for(opening.payload)
+                match = referee.open(opening, None)
+                for event in events:
+                    match.apply(event)
+                self._referee, self._match = referee, match
             except Exception as exc:  # an edited log may not even replay: say so, keep it
                 if self.verification.ok:
-                    raise
-                self._history, self._game = None, None
+                    raise LogError(f"{self.log.path}: {exc}") from exc
+                self._match = None
                 self.replay_error = f"the last game cannot be replayed from the log: {exc}"
         self._refresh(log_lights=False)
+
+    def _referee_for(self, header: dict[str, Any]) -> Referee:
+        name = header.get("game")
+        if not isinstance(name, str) or name == self._referee.name:
+            return self._referee
+        return registry.game(name).referee()
 
     def evidence(self) -> dict[str, Any]:
         """What the pages say about the log's integrity."""
         return evidence_view(self.log, self.verification, self._tampered)
 
-    def _rebuild(self) -> None:
-        """The rules position is a pure function of the accepted steps."""
-        assert self._history is not None
-        self._game = game_at(self._history)
-
     # -- inputs (any thread) -------------------------------------------------------------
 
-    def submit(self, kind: str, **args: Any) -> Future[Any]:
-        cmd = _Command(kind, args)
-        self._inbox.put(cmd)
-        return cmd.done
+    def submit(self, command: Command) -> Future[Any]:
+        queued = _Queued(command)
+        self._inbox.put(queued)
+        return queued.done
 
-    def operate(self, kind: str, timeout_s: float = 10.0, **args: Any) -> Any:
-        """Runs an operator action on the owner thread and waits for its outcome."""
-        if kind not in _OPERATOR_ACTIONS:
-            raise InputError(f"unknown action {kind!r}", field="action")
-        done = self.submit(kind, **args)
+    def do(self, command: Command, timeout_s: float = 10.0) -> Any:
+        """Runs a command on the owner thread and waits for its outcome."""
+        done = self.submit(command)
         if not self._running.is_set():  # no owner thread: the caller is the owner
             self.drain()
         return done.result(timeout=timeout_s)
 
-    def feed(self, reading: Reading | None) -> None:
-        if reading is not None:
-            self.submit("reading", reading=reading)
+    def operate(self, kind: str, timeout_s: float = 10.0, **args: Any) -> Any:
+        """Runs an operator action named as the API names it: the table's own actions
+        (``new_game``, ``undo``, ``end``, ``acknowledge``) or one of the game's."""
+        command: Command
+        match kind:
+            case "new_game":
+                command = NewGame(args.get("request", args), args.get("game"))
+            case "undo":
+                command = Undo(str(args.get("by", "operator")))
+            case "end":
+                command = EndGame()
+            case "acknowledge":
+                command = Acknowledge()
+            case _:
+                return self.act(kind, args, timeout_s)
+        return self.do(command, timeout_s)
+
+    def act(self, name: str, args: Mapping[str, Any], timeout_s: float = 10.0) -> Any:
+        """Runs the game's operator action ``name`` (read by its referee from ``args``)."""
+        return self.do(Act(self._referee.action(name, args)), timeout_s)
+
+    def feed(self, observation: object | None) -> None:
+        if observation is not None:
+            self.submit(Observe(observation))
 
     def press(self, press: ButtonPress) -> None:
-        self.submit("button", press=press)
+        self.submit(Press(press))
 
-    def attach_readings(self, source: ReadingSource) -> None:
-        """Pumps a reading source from its own thread into the queue."""
+    def attach_readings(self, source: ObservationSource) -> None:
+        """Pumps an observation source (a camera) from its own thread into the queue."""
 
         def loop() -> None:
-            for reading in source.readings():
-                self.feed(reading)
+            for observation in source.readings():
+                self.feed(observation)
 
         self._pump(loop, "readings")
 
@@ -289,7 +243,7 @@ class TableSession:
             try:
                 loop()
             except Exception as exc:  # an unplugged camera: the table stays up and says so
-                self.submit("source_failed", error=f"{name}: {exc}")
+                self.submit(SourceFailed(f"{name}: {exc}"))
 
         thread = threading.Thread(target=guarded, name=f"table-{name}", daemon=True)
         thread.start()
@@ -301,10 +255,6 @@ class TableSession:
         for thread in self._pumps:
             thread.join(timeout_s)
 
-    def _do_source_failed(self, error: str) -> str:
-        self.source_error = error
-        return error
-
     # -- the owner thread ------------------------------------------------------------------
 
     def run(self, stop: threading.Event | None = None) -> None:
@@ -313,12 +263,12 @@ class TableSession:
         try:
             while stop is None or not stop.is_set():
                 try:
-                    cmd = self._inbox.get(timeout=0.2)
+                    queued = self._inbox.get(timeout=0.2)
                 except queue.Empty:
                     continue
-                if cmd is None:
+                if queued is None:
                     return
-                self._handle(cmd)
+                self._handle(queued)
         finally:
             self._running.clear()
 
@@ -334,277 +284,139 @@ class TableSession:
         n = 0
         while True:
             try:
-                cmd = self._inbox.get_nowait()
+                queued = self._inbox.get_nowait()
             except queue.Empty:
                 return n
-            if cmd is None:
+            if queued is None:
                 return n
-            self._handle(cmd)
+            self._handle(queued)
             n += 1
 
-    def _handle(self, cmd: _Command) -> None:
+    def _handle(self, queued: _Queued) -> None:
         """Runs one command; its caller hears the outcome once the snapshot shows it (an API
         answer carrying the table's state never shows the state from before)."""
         try:
-            result = getattr(self, f"_do_{cmd.kind}")(**cmd.args)
+            result = self._carry_out(queued.command)
         except Exception as exc:
             try:
                 self._refresh()
             finally:
-                cmd.done.set_exception(exc)
+                queued.done.set_exception(exc)
         else:
             try:
                 self._refresh()
             finally:
-                cmd.done.set_result(result)
+                queued.done.set_result(result)
 
-    # -- readings --------------------------------------------------------------------------
+    def _carry_out(self, command: Command) -> Any:
+        match command:
+            case Observe(observation=observation):
+                return self._observe(observation)
+            case NewGame(request=request, game=name):
+                return self._new_game(request, name)
+            case Act(action=action):
+                return self._playing().act(action, self)
+            case Press(press=press):
+                return self._press(press)
+            case Undo(by=by):
+                return self._playing().undo(by, self)
+            case EndGame(reason=reason):
+                require_phase(self.state, *_IN_PLAY)
+                self.record(EventKind.GAME_ENDED, {"reason": reason})
+                return "ended"
+            case Acknowledge():
+                return self._acknowledge()
+            case SourceFailed(error=error):
+                self.source_error = error
+                return error
 
-    def _do_reading(self, reading: Reading) -> str:
-        observed = reading.state
+    def _playing(self) -> Match:
+        """The match, unless there is none or the log waits for the operator (the match
+        itself checks its phase against each action)."""
+        if self._tampered:
+            raise ActionError("the table is tampered: acknowledge the altered game log first")
+        if self._match is None:
+            require_phase(self.state, *_IN_PLAY)
+        assert self._match is not None
+        return self._match
+
+    def _observe(self, observation: object) -> str:
         if self._tampered:
             return "tampered"
-        if self._game is None or self.state is TableState.ENDED:
+        match = self._match
+        if match is None or self.state is TableState.ENDED:
             return "no game"
-        if observed == self._last_seen:
-            return "ignored"
         try:
-            if not observed.is_certain:
-                outcome = self._hold_unreadable(reading)
-            else:
-                self._settle_unreadable(observed)
-                over = self._game is None or self._game.is_over
-                outcome = "ended" if over else self._judge(reading)
+            return match.observe(observation, self)
         except LogError:
-            self._last_seen = None  # not decided: the same reading is judged again
+            match.forget_sighting()  # not decided: the same observation is judged again
             raise
-        self._last_seen = observed
-        return outcome
 
-    def _hold_unreadable(self, reading: Reading) -> str:
-        """A still board with cells the camera cannot read is never judged as it is; it is
-        kept, with the unreadable cells on record, until a readable view explains it."""
-        state = reading.state
-        self._append(EventKind.READING, {"board": state.to_dict()}, reading.jpeg)
-        self._append(
-            EventKind.VERDICT,
-            {
-                "outcome": "unreadable",
-                "cells": [i for i, ch in enumerate(state.cells) if ch == "?"],
-                "lines": [i for i, w in enumerate(state.workers) if w == "?"],
-            },
-        )
-        self._unreadable = reading
-        return "unreadable"
-
-    def _settle_unreadable(self, observed: BoardState) -> None:
-        """Placed tiles and workers never move, so an unreadable cell of a held reading is
-        what a later readable view shows there.  When the held view's readable part already
-        showed a change, the view so completed is judged as a turn of its own: a half-hidden
-        legal turn is accepted, a move taken back before a clear view is still flagged."""
-        held, self._unreadable = self._unreadable, None
-        if held is None or self._game is None:
-            return
-        expected = self._game.state
-        seen = held.state
-        changed = any(h not in ("?", e) for h, e in zip(seen.cells, expected.cells, strict=True))
-        changed = changed or any(
-            h != "?" and h != e for h, e in zip(seen.workers, expected.workers, strict=True)
-        )
-        cells = "".join(
-            o if h == "?" else h for h, o in zip(seen.cells, observed.cells, strict=True)
-        )
-        workers = tuple(
-            o if h == "?" else h for h, o in zip(seen.workers, observed.workers, strict=True)
-        )
-        completed = BoardState(cells, workers)
-        if changed and completed not in (observed, expected):
-            self._judge(Reading(completed, held.jpeg))
-            self._refresh()  # viewers see that turn (or its flag) before the next one
-
-    def _judge(self, reading: Reading) -> str:
-        observed = reading.state
-        assert self._game is not None
-        game = self._game
-        expected = game.state
-        if self._clearing is not None:
-            if observed != expected and _left_over(observed, self._clearing):
-                return "clearing"  # the players are still putting the last game away
-            self._clearing = None
-        if observed == expected:
-            if self._history is not None and self._history.flag is not None:
-                self._append(EventKind.READING, {"board": observed.to_dict()}, reading.jpeg)
-                self._append(EventKind.VERDICT, {"outcome": "restored"})
-            return "unchanged"
-        verdict = game.judge(observed)
-        self._append(EventKind.READING, {"board": observed.to_dict()}, reading.jpeg)
-        outcome = self._outcome(verdict)
-        self._append(EventKind.VERDICT, verdict_payload(verdict, outcome, expected, observed))
-        if outcome == "accept":
-            self._accept(observed, reading.jpeg, EventKind.ACCEPTED, "camera")
-        return outcome
-
-    @staticmethod
-    def _outcome(verdict: Verdict) -> str:
-        if verdict.legal:
-            return "accept"
-        if any(v.code in DESYNC_CODES for v in verdict.violations):
-            return "desync"
-        return "dispute"
-
-    def _accept(self, board: BoardState, jpeg: bytes | None, kind: EventKind, by: str) -> None:
-        assert self._game is not None
-        game = self._game.advance(board)
-        self._append(kind, {"board": board.to_dict(), "by": by}, jpeg)  # logged, then true
-        self._game = game
-        if game.is_over:
-            self._append(EventKind.GAME_ENDED, {"reason": "finished"})
-
-    def _choose_vat(self, vat: int, by: str) -> None:
-        assert self._game is not None
-        try:
-            game = self._game.choose_vat(vat)
-        except (ValueError, CompanionError) as exc:
-            raise ActionError(f"vat {vat} cannot be chosen now: {exc}") from exc
-        self._append(EventKind.VAT_CHOSEN, {"vat": vat, "by": by})
-        self._game = game
-
-    # -- operator actions and buttons ------------------------------------------------------
-
-    def _do_new_game(self, request: NewGame) -> int:
+    def _new_game(self, request: object, name: str | None) -> int:
         if self._tampered:
             raise ActionError("the game log was altered: acknowledge it before a new game")
-        setup = make_setup(request, self._load_board, self._rng)
-        if self._history is not None and self._history.ended is None:
-            self._append(EventKind.GAME_ENDED, {"reason": "replaced by a new game"})
-        old_board = self._game.state if self._game is not None else None
-        self._clearing = old_board if old_board not in (None, BoardState()) else None
-        header = header_of(setup)
+        referee = self._referee if name is None else registry.game(name).referee()
+        header, _ = referee.new_game(request, self._rng)
+        header = {**header, "game": referee.name}
+        if self._match is not None and self.state is not TableState.ENDED:
+            self.record(EventKind.GAME_ENDED, {"reason": "replaced by a new game"})
         event = self.log.start_game(header)
-        self._history = fold([event])
-        self._game = Game.new(setup)
-        self._last_seen = None
+        self._match = referee.open(event, self._match)
+        self._referee = referee
         return event.game
 
-    def _require(self, *states: TableState) -> None:
-        if self.state not in states:
-            wanted = " or ".join(s.value.replace("_", " ") for s in states)
-            raise ActionError(f"the table is {self.state.value.replace('_', ' ')}, not {wanted}")
+    def _press(self, press: ButtonPress) -> str:
+        try:
+            return self._playing().press(press, self)
+        except ActionError as exc:
+            return f"ignored: {exc}"
 
-    def _flag(self) -> Flag:
-        assert self._history is not None and self._history.flag is not None
-        return self._history.flag
-
-    def _do_accept(self) -> str:
-        """Accepts the flagged reading as this turn's result."""
-        self._require(TableState.AWAITING_CORRECTION, TableState.DESYNC)
-        flag = self._flag()
-        photo = self.log.photo(flag.reading.photo) if flag.reading.photo else None
-        self._accept(
-            BoardState.from_dict(flag.reading.board), photo, EventKind.ACCEPTED, "operator"
-        )
-        return "accepted"
-
-    def _do_correct(self, board: Mapping[str, Any], by: str = "operator") -> str:
-        """The operator states the true board (a misread, or the move as it should be);
-        ``by`` names who did (the demo's simulated players correct misreads themselves)."""
-        self._require(TableState.PLAYING, TableState.AWAITING_CORRECTION, TableState.DESYNC)
-        assert self._game is not None
-        state = BoardState.from_dict(board, path="board")
-        if not state.is_certain:
-            raise InputError("a correction cannot contain unreadable '?' cells", field="board")
-        impossible = impossible_board(self._game.board, state)
-        if impossible is not None:
-            raise InputError(impossible, field="board")
-        if state == self._game.state:
-            self._append(EventKind.DISMISSED, {"by": by})
-            return "dismissed"
-        photo = None
-        if self._history is not None and self._history.flag is not None:
-            fid = self._history.flag.reading.photo
-            photo = self.log.photo(fid) if fid else None
-        verdict = self._game.judge(state)
-        self._append(
-            EventKind.VERDICT,
-            verdict_payload(verdict, "correction", self._game.state, state),
-        )
-        self._accept(state, photo, EventKind.CORRECTION, by)
-        return "corrected"
-
-    def _do_undo(self, by: str = "operator") -> str:
-        """Dismisses a flagged move, or else takes back the last accepted turn."""
-        self._require(TableState.PLAYING, TableState.AWAITING_CORRECTION, TableState.DESYNC)
-        assert self._history is not None
-        if self._history.flag is not None:
-            self._append(EventKind.DISMISSED, {"by": by})
-            self._last_seen = None
-            return "dismissed"
-        if not self._history.steps:
-            raise ActionError("nothing to undo: no turn has been accepted yet")
-        self._append(EventKind.UNDO, {"by": by})
-        self._rebuild()
-        self._last_seen = None
-        return "undone"
-
-    def _do_end(self) -> str:
-        self._require(TableState.PLAYING, TableState.AWAITING_CORRECTION, TableState.DESYNC)
-        self._append(EventKind.GAME_ENDED, {"reason": "ended by the operator"})
-        return "ended"
-
-    def _do_choose_vat(self, vat: int) -> str:
-        self._require(TableState.PLAYING)
-        assert self._game is not None
-        if self._game.setup.variant is not Variant.EMPEROR:
-            raise ActionError("only the emperor variant lets a player choose the vat")
-        if self._game.turn is None or self._game.turn.vat is not None:
-            raise ActionError("the vat of this round is already chosen")
-        self._choose_vat(vat, "operator")
-        return "chosen"
-
-    def _do_acknowledge(self) -> str:
+    def _acknowledge(self) -> str:
         """The operator has seen that the log failed verification; play may go on.  The
         log keeps the damage as it is; this event records who saw it and how far."""
-        self._require(TableState.TAMPERED)
-        game = self._history.game if self._history is not None else None
+        require_phase(self.state, TableState.TAMPERED)
+        game = self._match.game if self._match is not None else None
         event = acknowledge(self.log, self.verification, game)
-        if self._history is not None:
-            self._history = self._history.apply(event)
+        if self._match is not None:
+            self._match.apply(event)
         self._acknowledged_seq = event.seq  # a new version for viewers, even with no game
         self._tampered = False
         return "acknowledged"
 
-    def _do_button(self, press: ButtonPress) -> str:
-        if self._history is not None:
-            self._append(EventKind.BUTTON, {"button": press.button.value, "value": press.value})
-        try:
-            if press.button is Button.ACCEPT:
-                return self._do_accept()
-            if press.button is Button.UNDO:
-                return self._do_undo()
-            if press.value is None:
-                raise ActionError("the vat button press carries no vat number")
-            return self._do_choose_vat(press.value)
-        except ActionError as exc:
-            return f"ignored: {exc}"
+    # -- the desk a match decides at (owner thread only) ---------------------------------
 
-    # -- output ----------------------------------------------------------------------------
-
-    def _append(self, kind: EventKind, payload: dict[str, Any], photo: bytes | None = None) -> None:
-        assert self._history is not None
+    def record(
+        self, kind: EventKind, payload: dict[str, Any], photo: bytes | None = None
+    ) -> LoggedEvent:
+        """Writes one event of the game in play durably, then folds it into the match."""
+        assert self._match is not None
         try:
-            event = self.log.append(self._history.game, kind, payload, photo)
+            event = self.log.append(self._match.game, kind, payload, photo)
         except LogError as exc:
             self.log_error = str(exc)
             raise
         self.log_error = None
-        self._history = self._history.apply(event)
+        self._match.apply(event)
+        return event
+
+    def photo(self, digest: str) -> bytes | None:
+        return self.log.photo(digest)
+
+    def publish(self) -> None:
+        self._refresh()
+
+    # -- output ----------------------------------------------------------------------------
 
     def _refresh(self, *, log_lights: bool = True) -> None:
-        lights = self._lights_now()
+        match = self._match
+        lights = (
+            match.lights() if match is not None and not self._tampered
+            else self._referee.idle_lights()
+        )  # fmt: skip
         if lights != self._shown:
-            if log_lights and self._history is not None:
+            if log_lights and match is not None:
                 with contextlib.suppress(LogError):  # kept in log_error; lights still follow
-                    self._append(EventKind.LED, lights.to_dict())
+                    self.record(EventKind.LED, lights.to_dict())
             self._shown = lights
             self._lights_pending = True
         if self._lights_pending:
@@ -614,115 +426,20 @@ class TableSession:
                 self.lights_error = None
             except OSError as exc:  # the table plays on without its LEDs; retried next time
                 self.lights_error = str(exc)
-        view = table_view(self.state.value, self._game, self._history, lights)
+        status = self.state.value
+        view = match.view(status) if match is not None else self._referee.idle_view(status)
+        view["game_kind"] = self._referee.name
+        view.setdefault("game", match.game if match is not None else None)
         view["evidence"] = self.evidence()
-        view["version"] = max(view["version"], self._acknowledged_seq)
+        view["version"] = max(view.get("version", 0), self._acknowledged_seq)
         view["lights_error"] = self.lights_error
         view["log_error"] = self.log_error
         view["replay_error"] = self.replay_error
         view["source_error"] = self.source_error
-        held = self._unreadable.state if self._unreadable else None
-        view["unreadable_cells"] = (
-            [i for i, ch in enumerate(held.cells) if ch == "?"] if held else []
-        )
         with self._lock:
             self._snapshot = view
-            self._published = (self._history, self._game)
-        self.hub.publish(viewer_view(view))  # the live stream is open to everyone
-
-    def _lights_now(self) -> TableLights:
-        game = self._game
-        state = self.state
-        if game is None or state is TableState.TAMPERED:
-            return TableLights(LightStatus.IDLE)
-        if state is TableState.ENDED or game.turn is None:
-            return TableLights(LightStatus.ENDED)
-        turn = game.turn
-        upcoming: tuple[int, ...] = ()
-        if game.setup.variant is Variant.HARUSPEX:
-            upcoming = tuple(game.setup.aureus[turn.round - 1 :])
-        status = {
-            TableState.DESYNC: LightStatus.DESYNC,
-            TableState.AWAITING_CORRECTION: LightStatus.ILLEGAL,
-        }.get(state, LightStatus.CHOOSE_VAT if turn.vat is None else LightStatus.TURN)
-        return TableLights(status, turn.vat, turn.colour, turn.seat, upcoming)
+            self._published = (self.history, self.game)
+        self.viewers.publish(self._referee.viewer_view(view))  # the live stream is open to all
 
 
-_OPERATOR_ACTIONS = frozenset(
-    {"new_game", "accept", "correct", "undo", "end", "choose_vat", "acknowledge"}
-)
-
-
-def verdict_payload(
-    verdict: Verdict, outcome: str, expected: BoardState, observed: BoardState
-) -> dict[str, Any]:
-    """The log's record of a judgement, with the cells and lines that differ highlighted."""
-    cells = sorted(
-        {i for i, (a, b) in enumerate(zip(expected.cells, observed.cells, strict=True)) if a != b}
-        | {c for v in verdict.violations for c in v.cells}
-    )
-    lines = sorted(
-        {
-            i
-            for i, (a, b) in enumerate(zip(expected.workers, observed.workers, strict=True))
-            if a != b
-        }
-        | {ln for v in verdict.violations for ln in v.lines}
-    )
-    t = verdict.turn
-    return {
-        "outcome": outcome,
-        "legal": verdict.legal,
-        "turn": {
-            "number": t.number,
-            "round": t.round,
-            "colour": t.colour,
-            "seat": t.seat,
-            "vat": t.vat,
-        },
-        "violations": [
-            {
-                "code": v.code.value,
-                "message": v.message,
-                "cells": list(v.cells),
-                "lines": list(v.lines),
-            }
-            for v in verdict.violations
-        ],
-        "cells": cells,
-        "lines": lines,
-    }
-
-
-def make_setup(
-    request: NewGame, load_board: Callable[[str], BoardProfile], rng: random.Random | None
-) -> GameSetup:
-    """Validates a new-game request; the aureus is drawn here (electronically)."""
-    try:
-        variant = Variant(request.variant)
-    except ValueError:
-        raise InputError(
-            f"unknown variant {request.variant!r} (standard, emperor, haruspex)", field="variant"
-        ) from None
-    board = load_board(request.board)
-    seats = tuple(Seat(name=name, colours=tuple(colours)) for name, colours in request.seats)
-    try:
-        return GameSetup.create(
-            board,
-            variant,
-            seats,
-            ghost=request.ghost,
-            aureus=request.aureus,
-            first_seat=request.first_seat,
-            rng=rng,
-        )
-    except SetupError as exc:
-        raise InputError(exc.message, field=exc.field) from exc
-
-
-def _left_over(seen: BoardState, old: BoardState) -> bool:
-    """Whether everything ``seen`` shows is what stood on the last game's board (part of it
-    taken away already)."""
-    cells = all(c in (".", "?", o) for c, o in zip(seen.cells, old.cells, strict=True))
-    workers = all(w in (None, "?", o) for w, o in zip(seen.workers, old.workers, strict=True))
-    return cells and workers
+_IN_PLAY = (TableState.PLAYING, TableState.AWAITING_CORRECTION, TableState.DESYNC)

@@ -7,14 +7,10 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from companion.boards.profile import load_profile
 from companion.errors import InputError
-from companion.table.hub import Hub
-from companion.table.session import NewGame
-from companion.table.view import viewer_view
+from companion.table.feed import ViewerFeed
 from companion.web.auth import is_operator, operator_required
 from companion.web.services import services
-from companion.web.validate import whole_number
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -22,8 +18,9 @@ bp = Blueprint("api", __name__, url_prefix="/api")
 def caller_view() -> dict[str, Any]:
     """The table as this caller may see it: whole for the operator, the aureus order only as
     far as revealed for everyone else (so a phone cannot peek at the next rounds)."""
-    view = services().table.snapshot()
-    return view if is_operator() else viewer_view(view)
+    table = services().table
+    view = table.snapshot()
+    return view if is_operator() else table.referee.viewer_view(view)
 
 
 @bp.get("/state")
@@ -35,11 +32,11 @@ def sse_message(update: dict[str, Any], data: str) -> str:
     return f"id: {update.get('version', 0)}\nevent: state\ndata: {data}\n\n"
 
 
-def event_stream(hub: Hub) -> Response:
-    """Server-Sent Events from ``hub``: one ``state`` event per change, the current state
+def event_stream(viewers: ViewerFeed) -> Response:
+    """Server-Sent Events from ``viewers``: one ``state`` event per change, the current state
     first, a comment line as keep-alive; one queue per viewer, so none waits for another."""
     heartbeat_s = current_app.config["COMPANION"].sse_heartbeat_s
-    sub = hub.subscribe()
+    sub = viewers.subscribe()
 
     def stream() -> Iterator[str]:
         try:
@@ -49,7 +46,7 @@ def event_stream(hub: Hub) -> Response:
                 if update is None:
                     yield ": keep-alive\n\n"
                 else:
-                    yield sse_message(update, hub.encoded(update))
+                    yield sse_message(update, viewers.encoded(update))
         finally:
             sub.close()
 
@@ -62,7 +59,7 @@ def event_stream(hub: Hub) -> Response:
 
 @bp.get("/events")
 def events() -> Response:
-    return event_stream(services().table.hub)
+    return event_stream(services().table.viewers)
 
 
 def _body() -> dict[str, Any]:
@@ -74,32 +71,19 @@ def _body() -> dict[str, Any]:
     return data
 
 
-def _board_vats() -> tuple[int, ...]:
-    """The vat numbers of the board in play (the default board before a game starts)."""
-    setup = services().table.snapshot().get("setup")
-    return load_profile(setup["board"] if setup else "troia").vats
-
-
 def perform(action: str, data: dict[str, Any], *, from_form: bool = False) -> Any:
     """Runs one operator action; shared by the JSON API and the dashboard's forms (whose
-    values are all text, so only there may a number come as digits)."""
+    values are all text, so only there may a number come as digits).  The table's own
+    actions are the session's; any other name is the game's to read."""
     table = services().table
     if action == "new_game":
-        return table.operate("new_game", request=NewGame.from_dict(data))
-    if action == "correct":
-        if "board" not in data:
-            raise InputError("missing the corrected board state", field="board")
-        return table.operate("correct", board=data["board"])
-    if action == "choose_vat":
-        vats = _board_vats()
-        value = data.get("vat")
-        if isinstance(value, str) and not from_form:
-            raise InputError("must be a JSON number, not text", field="vat")
-        vat = whole_number(value, field="vat", low=min(vats), high=max(vats))
-        return table.operate("choose_vat", vat=vat)
-    if action in ("accept", "undo", "end", "acknowledge"):
+        name = data.get("game")
+        if name is not None and not isinstance(name, str):
+            raise InputError("expected a game's name", field="game")
+        return table.operate("new_game", request=data, game=name)
+    if action in ("undo", "end", "acknowledge"):
         return table.operate(action)
-    raise InputError(f"unknown action {action!r}", field="action")
+    return table.act(action, {**data, "from_form": from_form})
 
 
 @bp.post("/<any(new_game, accept, correct, undo, end, choose_vat, acknowledge):action>")

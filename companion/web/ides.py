@@ -24,17 +24,25 @@ from flask import (
 
 from companion.bounded_json import loads_bounded
 from companion.errors import CompanionError, InputError
-from companion.games.ides import DiceMode, IllegalAction, action_from_dict, action_to_dict
-from companion.table.ides_session import IdesTable
+from companion.games.ides import IllegalAction, Rule, action_from_dict, action_to_dict
+from companion.games.table_seam import ActionError
 from companion.web.api import event_stream
 from companion.web.auth import operator_required
-from companion.web.services import services
+from companion.web.services import TableControl, services
 
 bp = Blueprint("ides", __name__)
 
 
-def _table() -> IdesTable:
-    table = services().ides
+GAME = "ides"  # the routes below serve a table whose game is this one
+
+
+def _ides_table() -> TableControl | None:
+    table = services().table
+    return table if table.referee.name == GAME else None
+
+
+def _table() -> TableControl:
+    table = _ides_table()
     if table is None:
         abort(404, "no Ides of March game runs at this table")
     return table
@@ -46,7 +54,7 @@ def _empty_view() -> dict[str, Any]:
 
 @bp.get("/ides")
 def page() -> str:
-    table = services().ides
+    table = _ides_table()
     view = table.snapshot() if table is not None else _empty_view()
     return render_template("ides.html", v=view)
 
@@ -65,7 +73,7 @@ def state() -> Any:
 @bp.get("/api/ides/events")
 def events() -> Response:
     """Server-Sent Events: one ``state`` event per change, the current state first."""
-    return event_stream(_table().hub)
+    return event_stream(_table().viewers)
 
 
 def _json_body() -> dict[str, Any]:
@@ -87,7 +95,7 @@ def act() -> Any:
     table = _table()
     action = action_from_dict(_json_body().get("action"))
     try:
-        applied = table.act(action, by="operator")
+        applied = table.act("play", {"action": action, "by": "operator"})
     except IllegalAction as exc:
         return _refused(exc)
     return jsonify(action=action_to_dict(applied), state=table.snapshot())
@@ -99,9 +107,7 @@ def new_game() -> Any:
     """Body ``{"players": ["Livia", "Marcus"], "first_seat": 0, "dice_mode": "electronic"}``;
     ``dice_mode`` ``physical`` has the operator enter what real dice show."""
     table = _table()
-    data = _json_body()
-    mode = DiceMode.parse(data.get("dice_mode", DiceMode.ELECTRONIC.value))
-    game = table.new_game(data.get("players"), first_seat=data.get("first_seat", 0), dice_mode=mode)
+    game = table.operate("new_game", request=_json_body(), game=GAME)
     return jsonify(game=game, state=table.snapshot())
 
 
@@ -110,9 +116,11 @@ def new_game() -> Any:
 def end() -> Any:
     table = _table()
     try:
-        table.end()
+        table.operate("end")
     except IllegalAction as exc:
         return _refused(exc)
+    except ActionError as exc:  # the table has no game in play to end
+        return _refused(IllegalAction(Rule.GAME_OVER, str(exc)))
     return jsonify(state=table.snapshot())
 
 
@@ -121,15 +129,15 @@ def end() -> Any:
 def acknowledge() -> Any:
     """The operator has seen that the log failed verification (409 when nothing to see)."""
     table = _table()
-    table.acknowledge()
-    return jsonify(result="acknowledged", state=table.snapshot())
+    result = table.operate("acknowledge")
+    return jsonify(result=result, state=table.snapshot())
 
 
 @bp.post("/ides/acknowledge")
 @operator_required
 def acknowledge_form() -> Any:
     try:
-        _table().acknowledge()
+        _table().operate("acknowledge")
     except CompanionError as exc:
         flash(str(exc))
     return redirect(url_for("ides.page"))
@@ -147,7 +155,7 @@ def act_form() -> Any:
         flash(f"That choice could not be read: {exc}")
         return redirect(url_for("ides.page"))
     try:
-        table.act(action, by="operator")
+        table.act("play", {"action": action, "by": "operator"})
     except IllegalAction as exc:
         flash(f"Refused: {exc.message}")
     except InputError as exc:
@@ -160,9 +168,8 @@ def act_form() -> Any:
 def new_form() -> Any:
     names = [n for n in request.form.getlist("player") if n.strip()]
     try:
-        table = _table()
-        mode = DiceMode.parse(request.form.get("dice_mode", DiceMode.ELECTRONIC.value))
-        table.new_game(names, first_seat=0, dice_mode=mode)
+        request_ = {"players": names, "dice_mode": request.form.get("dice_mode", "electronic")}
+        _table().operate("new_game", request=request_, game=GAME)
     except InputError as exc:
         flash(f"No new game: {exc}")
     return redirect(url_for("ides.page"))

@@ -27,12 +27,12 @@ from flask import (
 
 from companion.bounded_json import loads_bounded
 from companion.errors import CompanionError
+from companion.games.garum.history import fold
+from companion.games.garum.lights import LightStatus, TurnLights
+from companion.games.garum.replay import export_lines, game_at
+from companion.games.garum.view import table_view, viewer_view
 from companion.games.registry import DEFAULT_GAME, UnknownGame, game
-from companion.table.history import fold
 from companion.table.log import Event, EventKind
-from companion.table.ports import LightStatus, TableLights
-from companion.table.replay import export_lines, game_at
-from companion.table.view import table_view, viewer_view
 from companion.web.api import perform
 from companion.web.auth import csrf_required, is_operator, log_in, log_out, operator_required
 from companion.web.current import current_view, events_url, start_game
@@ -242,7 +242,7 @@ def replay(game: int) -> str:
     step = total if step is None else max(0, min(step, total))
     g = game_at(h, step)
     shown = replace(h, steps=h.steps[:step], flag=None)
-    view = table_view("replay", g, shown, TableLights(LightStatus.IDLE))
+    view = table_view("replay", g, shown, TurnLights(LightStatus.IDLE))
     if not is_operator():
         view = viewer_view(view)
     view["game_kind"] = header_kind(events[0].payload)
@@ -285,7 +285,7 @@ def _ended_view(game: int) -> dict[str, Any]:
     if h.ended is None and not is_operator():
         abort(403, "this game is still in play: its result is for the operator until it ends")
     g = game_at(h, len(h.steps))
-    view = table_view("ended", g, replace(h, flag=None), TableLights(LightStatus.IDLE))
+    view = table_view("ended", g, replace(h, flag=None), TurnLights(LightStatus.IDLE))
     return {**view, "game_kind": header_kind(events[0].payload)}
 
 

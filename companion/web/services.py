@@ -2,31 +2,38 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from flask import current_app
 
-from companion.table.hub import Hub
-from companion.table.ides_session import IdesTable
+from companion.games.table_seam import Referee
+from companion.table.feed import ViewerFeed
 from companion.table.log import GameLog
 
 
 class TableControl(Protocol):
     """What the dashboard needs from the table session."""
 
-    hub: Hub
+    viewers: ViewerFeed
+
+    @property
+    def referee(self) -> Referee:
+        """The game at the table, as far as viewers and actions need it."""
+        ...
 
     def snapshot(self) -> dict[str, Any]: ...
 
     def operate(self, kind: str, timeout_s: float = 10.0, **args: Any) -> Any: ...
+
+    def act(self, name: str, args: Mapping[str, Any], timeout_s: float = 10.0) -> Any: ...
 
 
 @dataclass(frozen=True)
 class Services:
     table: TableControl
     log: GameLog
-    ides: IdesTable | None = None  # when this dashboard also runs an Ides of March game
 
 
 def services() -> Services:

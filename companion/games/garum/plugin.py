@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from companion.games.page_seam import PageKit
+    from companion.games.table_seam import Referee
 
 from companion.games.cafe_seam import GameCafe
 from companion.games.command_seam import GameCommands
@@ -15,8 +16,10 @@ class GarumPlugin:
     name = "garum"
     title = "Garum"
 
-    def referee(self) -> Any:
-        raise NotImplementedError("the table layer's hook is not wired yet")
+    def referee(self) -> Referee:
+        from companion.games.garum.referee import GarumReferee
+
+        return GarumReferee()
 
     def pages(self) -> PageKit:
         from companion.games.garum.pages import PAGES

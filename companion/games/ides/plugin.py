@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from companion.games.page_seam import PageKit
+    from companion.games.table_seam import Referee
 
 from companion.games.cafe_seam import GameCafe
 from companion.games.command_seam import GameCommands, NoCommands
@@ -15,8 +16,10 @@ class IdesPlugin:
     name = "ides"
     title = "The Ides of March"
 
-    def referee(self) -> Any:
-        raise NotImplementedError("the table layer's hook is not wired yet")
+    def referee(self) -> Referee:
+        from companion.games.ides.referee import IdesReferee
+
+        return IdesReferee()
 
     def pages(self) -> PageKit:
         from companion.games.ides.pages import PAGES

@@ -12,14 +12,14 @@ from collections.abc import Callable, Iterator
 import cv2
 
 from companion.boards.profile import BoardProfile
-from companion.table.ports import Reading
+from companion.games.garum.sighting import Sighting
 from companion.vision.reader import BoardReader
 from companion.vision.sources import FrameSource
 from companion.vision.stability import StabilityGate
 
 
 class CameraReadings:
-    """A :class:`~companion.table.ports.ReadingSource` over any camera of
+    """A :class:`~companion.table.ports.ObservationSource` over any camera of
     :mod:`companion.vision.sources`; each accepted reading carries its frame as JPEG."""
 
     def __init__(
@@ -40,7 +40,7 @@ class CameraReadings:
         self._clock = clock
         self._closed = False
 
-    def readings(self) -> Iterator[Reading | None]:
+    def readings(self) -> Iterator[Sighting | None]:
         next_s = self._clock()
         for frame in self._source.frames():
             if self._closed:
@@ -53,7 +53,7 @@ class CameraReadings:
             accepted = self._gate.update(frame, seen, self._clock())
             if accepted is not None:
                 ok, jpeg = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 85])
-                yield Reading(accepted, bytes(jpeg) if ok else None)
+                yield Sighting(accepted, bytes(jpeg) if ok else None)
             elif seen.occluded or seen.state is None:
                 yield None
             next_s += self._period_s

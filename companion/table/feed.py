@@ -1,4 +1,4 @@
-"""Fan-out of table updates to every live viewer, never blocking the publisher.
+"""The viewer feed: fan-out of table updates to every live viewer, never blocking the publisher.
 
 Each subscriber gets its own bounded queue.  The session thread publishes with
 ``put_nowait``; a viewer too slow to keep up loses its oldest updates (each update is a
@@ -19,8 +19,8 @@ QUEUE_SIZE = 8
 class Subscription:
     """One viewer's queue; iterate with :meth:`get`, then :meth:`close`."""
 
-    def __init__(self, hub: Hub) -> None:
-        self._hub = hub
+    def __init__(self, feed: ViewerFeed) -> None:
+        self._feed = feed
         self.queue: queue.Queue[dict[str, Any]] = queue.Queue(QUEUE_SIZE)
 
     def get(self, timeout_s: float) -> dict[str, Any] | None:
@@ -39,7 +39,7 @@ class Subscription:
                     self.queue.get_nowait()
 
     def close(self) -> None:
-        self._hub.unsubscribe(self)
+        self._feed.unsubscribe(self)
 
     def __enter__(self) -> Subscription:
         return self
@@ -48,7 +48,9 @@ class Subscription:
         self.close()
 
 
-class Hub:
+class ViewerFeed:
+    """Every live viewer's queue of table snapshots (the dashboard's SSE streams)."""
+
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._subscribers: set[Subscription] = set()

@@ -8,7 +8,7 @@ checks the chain and every acknowledged event, resumes a session from the log an
 its state with the last acknowledgement, then finishes the game and compares the result with
 an uninterrupted run.
 
-Run the child with ``python -m companion.table.crashtest DB SEED TURNS``.
+Run the child with ``python -m companion.benchmarks._crash_harness DB SEED TURNS``.
 """
 
 from __future__ import annotations
@@ -26,32 +26,33 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from companion.games.garum import Game, GameSetup, simulate_game
+from companion.games.garum.referee import SetupRequest
+from companion.games.garum.replay import export_lines
+from companion.games.garum.sighting import Sighting
+from companion.games.garum.sources import misplaced
 from companion.games.garum.state import BoardState
 from companion.table.fakes import RecordingLights
 from companion.table.log import GameLog, canonical_json
-from companion.table.ports import Reading
-from companion.table.replay import export_lines
-from companion.table.session import NewGame, TableSession
-from companion.table.sources import misplaced
+from companion.table.session import TableSession
 
-NEW_GAME = NewGame("troia", "standard", (("Ana", ("B", "G")), ("Ben", ("Y", "R"))))
+NEW_GAME = SetupRequest("troia", "standard", (("Ana", ("B", "G")), ("Ben", ("Y", "R"))))
 
 
-def readings_for(setup: GameSetup, seed: int, turns: int) -> list[Reading]:
+def readings_for(setup: GameSetup, seed: int, turns: int) -> list[Sighting]:
     """The camera's stable readings for ``turns`` turns, with every few turns a flagged move
     (later fixed by the player), a repeated reading and an unreadable one."""
     rng = random.Random(seed)
     game = Game.new(setup)
-    out: list[Reading] = []
+    out: list[Sighting] = []
     for number, state in enumerate(simulate_game(setup, rng)[:turns]):
         frame = f"frame-{number}".encode()
         if number % 5 == 2:
-            out.append(Reading(misplaced(game, state), frame + b"-bad"))
+            out.append(Sighting(misplaced(game, state), frame + b"-bad"))
         if number % 7 == 3:
-            out.append(Reading(BoardState("?" + state.cells[1:], state.workers)))
-        out.append(Reading(state, frame))
+            out.append(Sighting(BoardState("?" + state.cells[1:], state.workers)))
+        out.append(Sighting(state, frame))
         if number % 4 == 1:
-            out.append(Reading(state, frame))
+            out.append(Sighting(state, frame))
         game = game.advance(state)
     return out
 
@@ -122,7 +123,14 @@ class CrashReport:
 
 def _spawn(db: Path, seed: int, turns: int) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "companion.table.crashtest", str(db), str(seed), str(turns)],
+        [
+            sys.executable,
+            "-m",
+            "companion.benchmarks._crash_harness",
+            str(db),
+            str(seed),
+            str(turns),
+        ],
         stdout=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
@@ -153,7 +161,7 @@ def run_points(
         total = len(ref_lines) - 3
         final_session, ref_log = _finish(ref_db, seed, turns, total)
         want_final = digest(final_session)
-        want_record = export_lines(final_session.history)  # type: ignore[arg-type]
+        want_record = export_lines(final_session.history)
         ref_log.close()
         for point in range(points):
             db = Path(tmp) / f"point-{point}.db"
@@ -208,7 +216,7 @@ def _check(
             report.resumed_differs += 1
         start = last + 1 if last >= 0 else 0
         play(session, seed, turns, start, lambda i: None)
-        if digest(session) != want_final or export_lines(session.history) != want_record:  # type: ignore[arg-type]
+        if digest(session) != want_final or export_lines(session.history) != want_record:
             report.finished_differs += 1
     finally:
         log.close()

@@ -21,6 +21,12 @@ class LightsOut(Protocol):
     def show(self, lights: TableLights) -> None: ...
 
 
+class Picture(Protocol):
+    """A game's lights picture as the table hands it to a sink."""
+
+    def on_device(self) -> TableLights: ...
+
+
 def dice_faces(rolls: tuple[RollRecord, ...]) -> tuple[str | None, str | None]:
     """The (orange, purple) colours to show after ``rolls``: the latest throws of the player
     who holds the dice now; a new roller clears the other die."""
@@ -49,10 +55,12 @@ def picture(game: Game | None, *, refused: bool = False, rolling: bool = False) 
 
 
 class DiceLights:
-    """Sends pictures to the device; a roll first animates for ``roll_s`` seconds.
+    """Sends pictures to the device; a rolling picture animates for ``roll_s`` seconds, then
+    the faces show.
 
     ``on_settle`` is called (from a timer thread) when an animation ends, so the dashboard can
-    show the face too.  A newer picture cancels a pending settle.
+    show the face too.  A newer picture cancels a pending settle.  As the table's lights sink
+    it raises ``OSError`` like the device it drives.
     """
 
     def __init__(
@@ -70,21 +78,32 @@ class DiceLights:
         self.shown: TableLights | None = None
         self.error: str | None = None
 
-    def show(self, lights: TableLights, *, roll: bool = False) -> TableLights:
-        """Shows ``lights`` (animated first when ``roll``); returns the picture now shown."""
+    def show(self, picture: Picture) -> None:
+        """Shows ``picture`` (a rolling one animates first, then settles on its faces)."""
+        lights = picture.on_device()
         with self._lock:
             self._cancel()
-            if roll and self.roll_s > 0:
-                rolling = TableLights(
-                    lights.vat, lights.seat, lights.dice, rolling=True, status=lights.status
-                )
-                self._send(rolling)
-                self._timer = threading.Timer(self.roll_s, self._settle, args=(lights,))
+            if not lights.rolling:
+                self._send(lights)
+            elif self.roll_s > 0:
+                self._send(lights)
+                still = TableLights(lights.vat, lights.seat, lights.dice, status=lights.status)
+                self._timer = threading.Timer(self.roll_s, self._settle, args=(still,))
                 self._timer.daemon = True
                 self._timer.start()
-                return rolling
+                return
+        if lights.rolling:  # no animation: the faces at once
+            self._settle_now(
+                TableLights(lights.vat, lights.seat, lights.dice, status=lights.status)
+            )
+        if self.error is not None:
+            raise OSError(self.error)
+
+    def _settle_now(self, lights: TableLights) -> None:
+        with self._lock:
             self._send(lights)
-            return lights
+        if self._on_settle is not None:
+            self._on_settle(lights)
 
     def _settle(self, lights: TableLights) -> None:
         with self._lock:

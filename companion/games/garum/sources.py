@@ -1,4 +1,4 @@
-"""Reading sources that need no camera: a recorded or simulated game, as a table would see it."""
+"""Sighting sources that need no camera: a recorded or simulated game, as a table would see it."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from collections.abc import Callable, Iterator, Sequence
 
 from companion.boards.profile import BoardProfile
 from companion.games.garum import Game, GameSetup, simulate_game
+from companion.games.garum.players import SimulatedPlayers
+from companion.games.garum.sighting import Sighting
 from companion.games.garum.state import BoardState
-from companion.table.players import SimulatedPlayers
-from companion.table.ports import Reading
 
 
 class RecordReadings:
@@ -29,14 +29,14 @@ class RecordReadings:
         self._frame = frame
         self._closed = threading.Event()
 
-    def readings(self) -> Iterator[Reading | None]:
+    def readings(self) -> Iterator[Sighting | None]:
         for state in self._states:
             if self._closed.wait(self._interval_s / 2):
                 return
             yield None  # a hand over the board
             if self._closed.wait(self._interval_s / 2):
                 return
-            yield Reading(state, self._frame(state) if self._frame else None)
+            yield Sighting(state, self._frame(state) if self._frame else None)
         self._closed.wait()
 
     def close(self) -> None:
@@ -61,7 +61,7 @@ class PlayersReadings:
         self._frame = frame
         self._closed = threading.Event()
 
-    def readings(self) -> Iterator[Reading | None]:
+    def readings(self) -> Iterator[Sighting | None]:
         while not self._closed.wait(self._tick_s):
             move = self._players.step(time.monotonic())
             if move is None:
@@ -70,7 +70,7 @@ class PlayersReadings:
             if self._closed.wait(self._hand_s):
                 return
             jpeg = self._frame(move.profile, move.board) if self._frame else None
-            yield Reading(move.board, jpeg)
+            yield Sighting(move.board, jpeg)
 
     def close(self) -> None:
         self._closed.set()

@@ -16,8 +16,8 @@ import time
 from collections.abc import Callable, Iterator
 
 from companion.boards.profile import BoardProfile
+from companion.games.garum.players import SimulatedPlayers
 from companion.games.garum.state import BoardState
-from companion.table.players import SimulatedPlayers
 from companion.vision.sources import Frame, SyntheticCamera
 
 

@@ -8,6 +8,7 @@ adding a backend is one more case in :func:`make_readings`, :func:`make_lights` 
 from __future__ import annotations
 
 import random
+import signal
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -18,30 +19,22 @@ from companion.devices.buttons import Button as DeviceButton
 from companion.devices.buttons import Buttons, RPiGPIOPins
 from companion.errors import InputError
 from companion.games.garum import parse_record
+from companion.games.garum.camera import CameraReadings
+from companion.games.garum.frames import render_jpeg
+from companion.games.garum.players import PlayersPlan, SimulatedPlayers, WatchedTable
+from companion.games.garum.referee import SetupRequest, make_setup
+from companion.games.garum.simcam import SimulatedPlayersCamera
+from companion.games.garum.sources import PlayersReadings, RecordReadings
+from companion.games.simulated import DEFAULT_PACE_S, DEFAULT_PATIENCE_S
+from companion.games.table_seam import LightsPicture
 from companion.input_files import read_text
-from companion.table.camera import CameraReadings
 from companion.table.chain_key import open_table_log
 from companion.table.config import Backend, TableConfig
 from companion.table.device_buttons import DeviceButtons
-from companion.table.frames import render_jpeg
 from companion.table.led import LinkLights
 from companion.table.log import GameLog
-from companion.table.players import (
-    DEFAULT_PACE_S,
-    DEFAULT_PATIENCE_S,
-    PlayersPlan,
-    SimulatedPlayers,
-    WatchedTable,
-)
-from companion.table.ports import (
-    ButtonSource,
-    LightsSink,
-    ReadingSource,
-    TableLights,
-)
-from companion.table.session import NewGame, TableSession, TableState, make_setup
-from companion.table.simcam import SimulatedPlayersCamera
-from companion.table.sources import PlayersReadings, RecordReadings
+from companion.table.ports import ButtonSource, LightsSink, ObservationSource
+from companion.table.session import TableSession, TableState
 from companion.vision.sources import OpenCVCamera, PiCamera
 from companion.web import Services, create_app
 from companion.web.config import WebConfig
@@ -62,20 +55,21 @@ DEFAULT_GAME: dict[str, Any] = {
 class PrintedLights:
     """Lights shown as a line on the terminal, for a table without the LED device."""
 
-    def show(self, lights: TableLights) -> None:
-        vat = f" vat {lights.vat}" if lights.vat is not None else ""
-        colour = f" colour {lights.colour}" if lights.colour else ""
-        print(f"lights: {lights.status.value}{vat}{colour}", file=sys.stderr, flush=True)
+    def show(self, lights: LightsPicture) -> None:
+        shown = lights.to_dict()
+        vat = f" vat {shown['vat']}" if shown.get("vat") is not None else ""
+        colour = f" colour {shown['colour']}" if shown.get("colour") else ""
+        print(f"lights: {shown.get('status')}{vat}{colour}", file=sys.stderr, flush=True)
 
 
 class NoLights:
-    def show(self, lights: TableLights) -> None:
+    def show(self, lights: LightsPicture) -> None:
         pass
 
 
 def make_readings(
     config: TableConfig, table: WatchedTable
-) -> tuple[ReadingSource | None, NewGame | None]:
+) -> tuple[ObservationSource | None, SetupRequest | None]:
     """The reading source, and the game it implies (a recorded game is replayed as set up);
     simulated players watch ``table`` to follow its operator."""
     backend = config.camera
@@ -84,7 +78,7 @@ def make_readings(
         lines = read_text(path, what="game record").splitlines()
         record = parse_record(lines, str(path))
         interval = float(backend.options.get("interval_s", 2.0))
-        return RecordReadings(record.states, interval_s=interval), NewGame.of(record.setup)
+        return RecordReadings(record.states, interval_s=interval), SetupRequest.of(record.setup)
     if backend.kind in ("simulated", "synthetic"):
         request = new_game_from(config.game or DEFAULT_GAME, config.source)
         seed = backend.options.get("seed")
@@ -98,8 +92,8 @@ def make_readings(
             )
             readings = CameraReadings(camera, setup.board, still_s=0.2, max_fps=20)
             camera.on_board = readings.use_board
-            return readings, NewGame.of(setup)
-        return PlayersReadings(players, hand_s=hand_s, frame=render_jpeg), NewGame.of(setup)
+            return readings, SetupRequest.of(setup)
+        return PlayersReadings(players, hand_s=hand_s, frame=render_jpeg), SetupRequest.of(setup)
     if backend.kind in ("opencv", "picamera"):
         name = str(backend.options.get("board", "troia"))
         board = load_profile(name if name in BUILTIN else config.path(name))
@@ -176,9 +170,9 @@ def _option(backend: Backend, key: str, kind: type, config: TableConfig, section
     return value
 
 
-def new_game_from(data: dict[str, Any], source: str) -> NewGame:
+def new_game_from(data: dict[str, Any], source: str) -> SetupRequest:
     try:
-        return NewGame.from_dict(data)
+        return SetupRequest.from_dict(data)
     except InputError as exc:
         raise exc.located(source=source, field_prefix="game") from None
 
@@ -191,7 +185,7 @@ class Table:
     session: TableSession
     server: DashboardServer
     lights: LightsSink | None = None
-    readings: ReadingSource | None = None
+    readings: ObservationSource | None = None
     buttons: ButtonSource | None = None
     _stop: threading.Event = field(default_factory=threading.Event)
     _owner: threading.Thread | None = None
@@ -202,7 +196,7 @@ class Table:
         config: TableConfig,
         *,
         lights: LightsSink | None = None,
-        readings: ReadingSource | None = None,
+        readings: ObservationSource | None = None,
         web: WebConfig | None = None,
         fresh: bool = False,
     ) -> Table:
@@ -259,3 +253,67 @@ class Table:
         if isinstance(self.lights, LinkLights):
             self.lights.close()
         self.log.close()
+
+
+def serve(
+    config: TableConfig,
+    cafe: Any = None,
+    *,
+    narrate: bool = False,
+    fresh: bool = False,
+    intro: str | None = None,
+) -> int:
+    """Runs the table until Ctrl-C or SIGTERM; ``narrate`` prints each change, ``fresh``
+    starts a new game even if the log holds one in play, ``intro`` is printed once it is up.
+    A table configured for another game than the camera's is served by that game's root."""
+    if config.game is not None and config.game.get("game") == "ides":
+        from companion.app.ides import serve_ides
+
+        return serve_ides(config)
+    web = WebConfig.from_env(token_file=config.token_file)
+    table = Table.open(config, web=web, fresh=fresh).start()
+    dashboard = f"{(web.public_url or table.server.url).rstrip('/')}/"
+    publisher = cafe.start(config.log_path, dashboard) if cafe is not None else None
+    print(f"dashboard: {table.server.url}/  (TV: /tv, phone: /phone)", flush=True)
+    print(f"operator token: {web.token_note()}", flush=True)
+    print(f"game log: {config.log_path}", flush=True)
+    if intro:
+        print(intro, flush=True)
+    done = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: done.set())
+    try:
+        with table.session.viewers.subscribe() as sub:
+            before: dict[str, Any] = {}
+            while not done.is_set():
+                update = sub.get(0.2)
+                if update is not None and narrate:
+                    for line in news(before, update):
+                        print(line, flush=True)
+                before = update or before
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if publisher is not None:  # café hook: says offline before the table goes
+            publisher.stop()
+        table.close()
+    return 0
+
+
+def news(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """What changed at the table, in a line or two for the terminal."""
+    lines = []
+    played = after.get("turns_played", 0)
+    if played > before.get("turns_played", 0):
+        lines.append(f"turn {played} accepted")
+    flag = after.get("flag")
+    if flag and flag != before.get("flag"):
+        rules = "; ".join(v["message"] for v in flag["violations"]) or "the board differs"
+        lines.append(f"flagged ({flag['outcome']}): {rules}")
+    turn = after.get("turn")
+    if turn and turn != before.get("turn"):
+        vat = turn["vat"] if turn["vat"] is not None else "to be chosen"
+        lines.append(f"  next: {turn['seat_name']} ({turn['colour']}), vat {vat}")
+    if after.get("status") == "ended" and before.get("status") != "ended":
+        winners = ", ".join(after.get("scores", {}).get("winners", []))
+        lines.append(f"game over: {winners} won (Ctrl-C to stop the dashboard)")
+    return lines

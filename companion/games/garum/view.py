@@ -9,10 +9,12 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from companion.games.garum import Game, GameSetup, line_name, score_state
+from companion.games.garum.history import History
+from companion.games.garum.lights import TurnLights
+from companion.games.garum.rules import Game, line_name
+from companion.games.garum.scoring import score_state
+from companion.games.garum.setup import GameSetup
 from companion.games.garum.state import BoardState
-from companion.table.history import History
-from companion.table.ports import TableLights
 
 
 def _plain(value: Any) -> Any:
@@ -58,7 +60,7 @@ def scores_view(setup: GameSetup, state: BoardState) -> dict[str, Any]:
 
 
 def table_view(
-    status: str, game: Game | None, history: History | None, lights: TableLights
+    status: str, game: Game | None, history: History | None, lights: TurnLights
 ) -> dict[str, Any]:
     view: dict[str, Any] = {
         "status": status,

@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from companion.games.garum import Game, GameSetup, parse_record, record_lines
+from companion.games.garum.history import History
+from companion.games.garum.record import header_dict, parse_record, record_lines
+from companion.games.garum.rules import Game
+from companion.games.garum.setup import GameSetup
 from companion.games.garum.state import BoardState
-from companion.table.history import History
-from companion.table.log import canonical_json
+from companion.games.table_seam import canonical_json
 
 
 def header_of(setup: GameSetup) -> dict[str, Any]:
     """The game-record header of a setup, as stored in the ``game_started`` event."""
-    header: dict[str, Any] = json.loads(record_lines(setup, [])[0])
-    return header
+    return header_dict(setup)
 
 
 def setup_from_header(header: Mapping[str, Any]) -> GameSetup:

@@ -2,35 +2,58 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from companion.games.ides import action_to_dict
+from companion.games.ides import words as words
+from companion.games.table_seam import canonical_json
 from companion.link.lights import TableLights
-from companion.table import ides_words as words
-from companion.table.log import canonical_json
 
 if TYPE_CHECKING:
-    from companion.table.ides_session import IdesTable
+    from companion.games.ides.referee import IdesMatch
 
 LOG_SHOWN = 40  # newest log lines in a view
 ROLLS_SHOWN = 8
 
 
-def ides_view(table: IdesTable, lights: TableLights, version: int) -> dict[str, Any]:
-    """Players, turn, dice, the offered choices, the last refusal and the log, newest first."""
-    game = table.game
+@dataclass(frozen=True)
+class LogLine:
+    """One applied action as the dashboard lists it."""
+
+    seq: int
+    turn: int
+    seat: int
+    text: str
+    by: str
+
+    def to_dict(self, names: Sequence[str]) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "turn": self.turn,
+            "seat": self.seat,
+            "name": names[self.seat],
+            "text": self.text,
+            "by": self.by,
+        }
+
+
+def ides_view(
+    table: IdesMatch | None, status: str, lights: TableLights, version: int = 0
+) -> dict[str, Any]:
+    """Players, turn, dice, the offered choices, the last refusal and the log, newest first
+    (the table adds its own keys: evidence, errors)."""
     base: dict[str, Any] = {
-        "status": table.status.value,
+        "status": status,
         "version": version,
-        "dice_mode": table.dice_mode.value,
-        "game_id": table.game_id,
+        "dice_mode": table.dice_mode.value if table is not None else "electronic",
+        "game_id": table.game if table is not None else None,
         "lights": lights.to_dict(),
-        "lights_error": table.lights_error,
-        "evidence": table.evidence(),
-        "replay_error": table.replay_error,
     }
-    if game is None:
+    if table is None:
         return {**base, "players": [], "choices": [], "log": [], "rolls": []}
+    game = table.position
     names = [p.name for p in game.players]
     holder = game.forum_holder
     offered = table.choices()
@@ -99,7 +122,7 @@ def ides_view(table: IdesTable, lights: TableLights, version: int) -> dict[str, 
         "refusal": None
         if refusal is None
         else {"code": refusal.code.value, "message": refusal.message},
-        "log": [line.to_dict(names) for line in reversed(table.lines[-LOG_SHOWN:])],
+        "log": [line.to_dict(names) for line in reversed(table.history[-LOG_SHOWN:])],
         "last_seq": table.last_seq,
         "game": game.to_dict(),
     }

@@ -28,15 +28,13 @@ from typing import Any, Protocol
 
 from companion.boards.profile import SPECIES, BoardProfile
 from companion.errors import CompanionError
-from companion.games.garum import Game, legal_faces
-from companion.games.garum.rules import legal_worker_lines
+from companion.games.garum.history import History
+from companion.games.garum.rules import Game, legal_worker_lines
 from companion.games.garum.state import BoardState
-from companion.table.history import History
+from companion.games.garum.tiles import legal_faces
+from companion.games.simulated import DEFAULT_PACE_S, DEFAULT_PATIENCE_S, DEMO_MISTAKES
 
 DEMO_AUTHOR = "demo"  # the ``by`` of what the demo itself does at the table
-DEMO_MISTAKES = (5, 30)  # turns at which a simulated player plays a wrong tile, in every game
-DEFAULT_PACE_S = 2.0
-DEFAULT_PATIENCE_S = 60.0
 WORKER_CHANCE = 0.35
 
 

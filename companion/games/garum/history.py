@@ -1,7 +1,7 @@
 """One game's story folded out of the log: what was accepted, what is disputed, how it ended.
 
-The session never keeps state the log does not have: after a crash it folds the events of
-the last game with :func:`fold` and rebuilds the rules position from the accepted steps.
+The table never keeps state the log does not have: after a crash the Garum match folds the
+events of the last game with :func:`fold` and rebuilds the rules position from the steps.
 The same fold exports a game as a game record and drives the replay page.
 """
 
@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from companion.table.log import Event, EventKind
+from companion.games.table_seam import EventKind, LoggedEvent
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,9 @@ class Step:
 
 
 @dataclass(frozen=True)
-class Reading:
+class LoggedSighting:
+    """A sighting as the log keeps it: the board as JSON and its photo's digest."""
+
     seq: int
     board: dict[str, Any]
     photo: str | None
@@ -36,7 +38,7 @@ class Reading:
 class Flag:
     """A reading the rules did not accept: an illegal move (dispute) or a desync."""
 
-    reading: Reading
+    reading: LoggedSighting
     outcome: str  # "dispute" or "desync"
     violations: tuple[dict[str, Any], ...]
     cells: tuple[int, ...]
@@ -49,7 +51,7 @@ class History:
     game: int
     header: dict[str, Any]
     steps: tuple[Step, ...] = ()
-    last_reading: Reading | None = None
+    last_reading: LoggedSighting | None = None
     flag: Flag | None = None
     ended: str | None = None
     last_seq: int = 0
@@ -67,13 +69,13 @@ class History:
                 return step.photo
         return None
 
-    def apply(self, event: Event) -> History:
+    def apply(self, event: LoggedEvent) -> History:
         """The history after one more event of this game."""
         p = event.payload
         h = replace(self, last_seq=event.seq)
         match event.kind:
             case EventKind.READING:
-                return replace(h, last_reading=Reading(event.seq, p["board"], event.photo))
+                return replace(h, last_reading=LoggedSighting(event.seq, p["board"], event.photo))
             case EventKind.VERDICT:
                 if p["outcome"] in ("dispute", "desync") and h.last_reading is not None:
                     flag = Flag(
@@ -105,7 +107,7 @@ class History:
                 return h
 
 
-def fold(events: Iterable[Event]) -> History:
+def fold(events: Iterable[LoggedEvent]) -> History:
     """Folds the events of one game, which must start with its ``GAME_STARTED``."""
     it = iter(events)
     first = next(it, None)

@@ -1,0 +1,126 @@
+"""The seam holds: a game the generic code has never heard of, registered at run time, plays
+through the table session, the log (and a resume), the API, its live stream and the café
+publisher."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import toy_game
+from toy_game import GAME, GOAL
+
+from companion.cafe.broker import BrokerSettings
+from companion.cafe.mosquitto import LocalBroker
+from companion.cafe.publisher import PublisherOptions, TablePublisher
+from companion.errors import InputError
+from companion.games import registry
+from companion.games.table_seam import ActionError, ButtonPress
+from companion.table.commands import Press
+from companion.table.fakes import RecordingLights
+from companion.table.log import EventKind, GameLog
+from companion.table.session import TableSession, TableState
+from companion.web import Services, create_app
+from companion.web.config import WebConfig
+
+TOKEN = "toy-token"
+OPERATOR = {"X-Companion-Token": TOKEN}
+
+
+@pytest.fixture(autouse=True)
+def registered() -> Iterator[None]:
+    registry.register(GAME)
+    yield
+    registry.unregister(GAME.name)
+
+
+def play_to_the_end(session: TableSession) -> None:
+    while session.state is TableState.PLAYING:
+        session.act("add", {"amount": min(3, GOAL - session.snapshot()["total"])})
+
+
+def test_a_registered_game_plays_through_the_session_and_resumes_from_the_log(
+    tmp_path: Path,
+) -> None:
+    lights = RecordingLights()
+    with GameLog(tmp_path / "table.db") as log:
+        session = TableSession(log, lights, game=GAME.name)
+        game = session.operate("new_game", request={"players": ["Ann", "Bo", "Cy"]})
+        assert session.act("add", {"amount": 2}) == 2
+        assert session.do(Press(ButtonPress("add", 3))) == "5"
+        with pytest.raises(InputError, match="amount"):
+            session.act("add", {"amount": 4})
+        with pytest.raises(ActionError, match="stays added"):
+            session.operate("undo")
+        view = session.snapshot()
+        assert view["game_kind"] == GAME.name and view["total"] == 5 and view["game"] == game
+        assert lights.last is not None and lights.last.to_dict() == {"seat": 2}  # Cy adds next
+    with GameLog(tmp_path / "table.db") as log:
+        resumed = TableSession(log, RecordingLights())  # the default game: the log decides
+        assert resumed.snapshot()["game_kind"] == GAME.name
+        assert resumed.snapshot()["added"] == [2, 3] and resumed.state is TableState.PLAYING
+        play_to_the_end(resumed)
+        assert resumed.snapshot()["ended"] == "Bo reaches 21"  # 2, 3, five 3s, then Bo adds 1
+        kinds = [e.kind for e in log.events(game)]
+        assert kinds[0] is EventKind.GAME_STARTED and EventKind.GAME_ENDED in kinds
+        assert EventKind.LED in kinds and log.verify().ok
+        with pytest.raises(ActionError, match="game is over"):
+            resumed.act("add", {"amount": 1})
+
+
+def test_the_api_and_its_stream_serve_the_game(tmp_path: Path) -> None:
+    with GameLog(tmp_path / "table.db") as log:
+        session = TableSession(log, RecordingLights())  # set up for the default game
+        config = WebConfig(operator_token=TOKEN, secret_key="k", sse_heartbeat_s=0.2)
+        client = create_app(config, Services(session, log)).test_client()
+        body = {"game": GAME.name, "players": ["Ann", "Bo"]}
+        assert client.post("/api/new_game", json=body).status_code == 401
+        started = client.post("/api/new_game", json=body, headers=OPERATOR)
+        assert started.status_code == 200, started.get_json()
+        assert started.get_json()["state"]["game_kind"] == GAME.name
+        unknown = client.post("/api/new_game", json={"game": "chess"}, headers=OPERATOR)
+        assert (
+            unknown.status_code == 400 and "no game called 'chess'" in unknown.get_json()["error"]
+        )
+        session.act("add", {"amount": 3})
+        state = client.get("/api/state").get_json()
+        assert state["game_kind"] == GAME.name and state["total"] == 3
+        response = client.get("/api/events", buffered=False)
+        chunks = response.response  # type: ignore[attr-defined]
+        data = next(c for c in map(bytes.decode, chunks) if c.startswith("id:"))
+        first = json.loads(data.split("data: ", 1)[1])
+        assert first["game_kind"] == GAME.name and first["total"] == 3
+        response.close()
+        # The history page lists it; the game pages are the web layer's to make generic.
+        history = client.get("/history").get_data(as_text=True)
+        game = started.get_json()["result"]
+        assert f'href="/history/{game}"' in history and "in play" in history
+
+
+@pytest.mark.mosquitto
+@pytest.mark.timeout(60)
+@pytest.mark.xfail(
+    strict=True,
+    reason="the café's table fold (cafe/snapshot.py) still reads every game as Garum; the "
+    "café hook of the plugin is to take it over",
+)
+def test_the_cafe_publisher_sends_the_whole_game(tmp_path: Path, broker: LocalBroker) -> None:
+    with GameLog(tmp_path / "table.db") as log:
+        session = TableSession(log, RecordingLights(), game=GAME.name)
+        session.operate("new_game", request={"players": ["Ann", "Bo"]})
+        play_to_the_end(session)
+        head = log.head()
+        assert head is not None
+    options = PublisherOptions(poll_s=0.02, retry_min_s=0.1, retry_max_s=0.5)
+    settings = BrokerSettings.from_url(broker.url)
+    with TablePublisher(tmp_path / "table.db", "toy-1", settings, None, options) as publisher:
+        publisher.start()
+        assert publisher.wait_acked(head.seq, 20), publisher.error
+
+
+def test_no_generic_module_names_the_toy_game() -> None:
+    package = Path(registry.__file__).resolve().parents[1]
+    named = [p for p in package.rglob("*.py") if toy_game.GAME.name in p.read_text()]
+    assert named == []

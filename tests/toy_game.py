@@ -1,0 +1,127 @@
+"""Twenty-one, a toy game proving the seam: players take turns adding 1-3; reaching 21 wins.
+
+It is registered with ``registry.register`` and nothing generic names it.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from companion.errors import InputError
+from companion.games.table_seam import ActionError, ButtonPress, Desk, EventKind, LoggedEvent, Phase
+from companion.link.lights import StatusLight, TableLights
+
+GOAL = 21
+
+
+@dataclass(frozen=True)
+class Seat:
+    seat: int | None
+
+    def to_dict(self) -> dict[str, object]:
+        return {"seat": self.seat}
+
+    def on_device(self) -> TableLights:
+        return TableLights(
+            seat=self.seat, status=StatusLight.OK if self.seat is not None else StatusLight.IDLE
+        )
+
+
+class ToyMatch:
+    def __init__(self, opening: LoggedEvent) -> None:
+        self.game, self.players = opening.game, list(opening.payload["players"])
+        self.position, self.history, self.last_seq, self.ended = 0, [], opening.seq, None
+
+    @property
+    def phase(self) -> Phase:
+        return Phase.ENDED if self.ended or self.position >= GOAL else Phase.PLAYING
+
+    def apply(self, event: LoggedEvent) -> None:
+        self.last_seq = event.seq
+        if event.kind is EventKind.ACTION:
+            self.history.append(event.payload["action"]["add"])
+            self.position += event.payload["action"]["add"]
+        elif event.kind is EventKind.GAME_ENDED:
+            self.ended = event.payload["reason"]
+
+    def act(self, action: object, desk: Desk) -> object:
+        if self.phase is not Phase.PLAYING or not isinstance(action, int):
+            raise ActionError("nothing to add to: the game is over")
+        who = self.players[len(self.history) % len(self.players)]
+        desk.record(EventKind.ACTION, {"action": {"add": action}, "by": who})
+        if self.position >= GOAL:
+            desk.record(EventKind.GAME_ENDED, {"reason": f"{who} reaches {GOAL}"})
+        return self.position
+
+    def press(self, press: ButtonPress, desk: Desk) -> str:
+        return str(self.act(press.value or 1, desk))
+
+    def undo(self, by: str, desk: Desk) -> str:
+        raise ActionError("what is added stays added")
+
+    def observe(self, observation: object, desk: Desk) -> str:
+        return "no camera"
+
+    def forget_sighting(self) -> None:
+        pass
+
+    def lights(self) -> Seat:
+        return Seat(None if self.phase is Phase.ENDED else len(self.history) % len(self.players))
+
+    def view(self, status: str) -> dict[str, Any]:
+        return {"status": status, "version": self.last_seq, "players": self.players,
+                "total": self.position, "added": self.history, "ended": self.ended}  # fmt: skip
+
+
+class ToyReferee:
+    name = "twentyone"
+
+    def new_game(self, request: object, rng: random.Random | None) -> tuple[dict[str, Any], None]:
+        players = request.get("players") if isinstance(request, Mapping) else None
+        if not isinstance(players, list) or len(players) < 2:
+            raise InputError("expected two or more players", field="players")
+        return {"game": self.name, "players": [str(p) for p in players]}, None
+
+    def open(self, opening: LoggedEvent, last: object) -> ToyMatch:
+        return ToyMatch(opening)
+
+    def action(self, name: str, args: Mapping[str, Any]) -> object:
+        amount = args.get("amount")
+        if name != "add" or amount not in (1, 2, 3):
+            raise InputError("expected add with an amount of 1, 2 or 3", field="amount")
+        return amount
+
+    def idle_lights(self) -> Seat:
+        return Seat(None)
+
+    def idle_view(self, status: str) -> dict[str, Any]:
+        return {"status": status, "version": 0, "players": [], "total": 0}
+
+    def viewer_view(self, view: dict[str, Any]) -> dict[str, Any]:
+        return view
+
+    def simulated_players(self, config: Mapping[str, Any]) -> object:
+        return lambda total: min(3, GOAL - total)
+
+
+class ToyPlugin:
+    name = ToyReferee.name
+    title = "Twenty-one"
+
+    def referee(self) -> ToyReferee:
+        return ToyReferee()
+
+    def pages(self) -> Any:
+        raise NotImplementedError
+
+    def commands(self) -> Any:
+        raise NotImplementedError
+
+    def cafe(self) -> Any:
+        raise NotImplementedError
+
+
+GAME = ToyPlugin()
