@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion.errors import InputError
+from companion.games.cafe_seam import CARD_FIELDS
 from companion.games.table_seam import ActionError, ButtonPress, Desk, EventKind, LoggedEvent, Phase
 from companion.link.lights import StatusLight, TableLights
 
@@ -107,6 +108,51 @@ class ToyReferee:
         return lambda total: min(3, GOAL - total)
 
 
+class ToyPosition:
+    """The café's view of a game of Twenty-one: the running total, whose turn."""
+
+    def __init__(self, header: Mapping[str, Any]) -> None:
+        self.players = [str(name) for name in header.get("players", [])]
+        self.total, self.turns = 0, 0
+
+    def apply(self, kind: str, payload: Mapping[str, Any]) -> None:
+        action = payload.get("action")
+        if kind == "action" and isinstance(action, dict) and action.get("add") in (1, 2, 3):
+            self.total += int(action["add"])
+            self.turns += 1
+
+    def summary(self) -> dict[str, Any]:
+        over = self.total >= GOAL
+        seat = self.turns % len(self.players) if self.players else 0
+        last = (self.turns - 1) % len(self.players) if self.players else 0
+        return {
+            "board": "counter",
+            "board_title": "Twenty-one",
+            "variant": "standard",
+            "rounds": None,
+            "round": None,
+            "turn": None if over else self.turns + 1,
+            "turns_played": self.turns,
+            "whose_turn": None if over else {"name": self.players[seat]},
+            "seats": [{"name": name, "score": self.total} for name in self.players],
+            "leader": [self.players[last]] if over and self.players else [],
+        }
+
+    def public_payload(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+        return payload
+
+
+class ToyCafe:
+    def follow(self, header: Mapping[str, Any]) -> ToyPosition:
+        return ToyPosition(header)
+
+    def public_opening(self, header: dict[str, Any]) -> dict[str, Any]:
+        return header
+
+    def check_state(self, data: dict[str, Any]) -> dict[str, Any]:
+        return {key: data.get(key) for key in CARD_FIELDS}
+
+
 class ToyPlugin:
     name = ToyReferee.name
     title = "Twenty-one"
@@ -120,8 +166,8 @@ class ToyPlugin:
     def commands(self) -> Any:
         raise NotImplementedError
 
-    def cafe(self) -> Any:
-        raise NotImplementedError
+    def cafe(self) -> ToyCafe:
+        return ToyCafe()
 
 
 GAME = ToyPlugin()

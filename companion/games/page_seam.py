@@ -33,6 +33,32 @@ class PageTemplates:
     aliases: Mapping[str, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class LoggedGame:
+    """One game of the log as the history pages show it."""
+
+    turns: int
+    ended: str | None  # why it ended, or ``None`` while it is in play
+    seal: str | None  # the log's chain head as it ended: what the players saw
+    steps: int = 0  # how many steps a replay can show (0: the game has no replay)
+    record: Sequence[str] | None = None  # its game record (JSON Lines), if it has one
+
+
+def logged_story(events: Sequence[Any]) -> LoggedGame:
+    """What any game's log says in the generic kinds: turns played (actions and accepted
+    results, less those taken back), and its end."""
+    turns, ended, seal = 0, None, None
+    for event in events:
+        kind = str(getattr(event.kind, "value", event.kind))
+        if kind in ("accepted", "correction", "action"):
+            turns += 1
+        elif kind == "undo":
+            turns = max(turns - 1, 0)
+        elif kind == "game_ended":
+            ended, seal = str(event.payload.get("reason", "ended")), event.hash
+    return LoggedGame(turns, ended, seal)
+
+
 class PageKit(Protocol):
     """One game's pages; see the module docstring."""
 
@@ -71,6 +97,15 @@ class PageKit(Protocol):
     def result_image(self, view: Mapping[str, Any], game: int) -> str | None:
         """An ended game's result as one standalone SVG file to keep, or None if the game
         offers none; ``game`` is the game's number in the log."""
+        ...
+
+    def logged_game(self, events: Sequence[Any]) -> LoggedGame:
+        """One logged game (its events, opening first) for the history pages."""
+        ...
+
+    def replayed_view(self, events: Sequence[Any], step: int, *, operator: bool) -> dict[str, Any]:
+        """The view of a logged game after ``step`` of its steps, as this caller may see it
+        (only called when :meth:`logged_game` offers steps)."""
         ...
 
     def history_summary(self, header: Mapping[str, Any]) -> dict[str, Any]:

@@ -8,7 +8,6 @@ These are shells: the game's own templates fill them, found through its page kit
 from __future__ import annotations
 
 import io
-from dataclasses import replace
 from typing import Any
 
 import segno
@@ -27,10 +26,7 @@ from flask import (
 
 from companion.bounded_json import loads_bounded
 from companion.errors import CompanionError
-from companion.games.garum.history import fold
-from companion.games.garum.lights import LightStatus, TurnLights
-from companion.games.garum.replay import export_lines, game_at
-from companion.games.garum.view import table_view, viewer_view
+from companion.games.page_seam import LoggedGame, logged_story
 from companion.games.registry import DEFAULT_GAME, UnknownGame, game
 from companion.table.log import Event, EventKind
 from companion.web.api import perform
@@ -210,12 +206,29 @@ def history() -> str:
     log = services().log
     games = []
     for start in log.games():
-        h = fold(log.events(start.game))
         kind = header_kind(start.payload)
+        logged = _logged(kind, list(log.events(start.game)))
         games.append({"game": start.game, "game_kind": kind, **_summary(kind, start.payload),
-                      "turns": len(h.boards), "ended": h.ended, "at_s": start.at_s,
-                      "seal": h.end_hash})  # fmt: skip
+                      "turns": logged.turns, "ended": logged.ended, "at_s": start.at_s,
+                      "seal": logged.seal})  # fmt: skip
     return render_template("history.html", games=games[::-1], verification=log.verify())
+
+
+def _logged(kind: str, events: list[Event]) -> LoggedGame:
+    """A logged game as its own pages read it (its story alone if no longer installed)."""
+    try:
+        return kit_for(kind).logged_game(events)
+    except UnknownGame:
+        return logged_story(events)
+
+
+def _game_events(game: int) -> tuple[str, list[Event], LoggedGame]:
+    """A logged game's kind, events and story, or 404."""
+    events = list(services().log.events(game))
+    if not events or events[0].kind is not EventKind.GAME_STARTED:
+        abort(404, f"no game {game} in the log")
+    kind = header_kind(events[0].payload)
+    return kind, events, _logged(kind, events)
 
 
 def _disputes(events: list[Event]) -> list[dict[str, Any]]:
@@ -232,20 +245,15 @@ def _disputes(events: list[Event]) -> list[dict[str, Any]]:
 
 @bp.get(f"/history/<int(max={SQLITE_MAX_INTEGER}):game>")
 def replay(game: int) -> str:
-    log = services().log
-    events = list(log.events(game))
-    if not events or events[0].kind is not EventKind.GAME_STARTED:
-        abort(404, f"no game {game} in the log")
-    h = fold(events)
-    total = len(h.steps)
+    kind, events, logged = _game_events(game)
+    if logged.steps == 0 and logged.record is None:
+        abort(404, f"game {game} has no replay")
+    total = logged.steps
     step = request.args.get("step", type=int)
     step = total if step is None else max(0, min(step, total))
-    g = game_at(h, step)
-    shown = replace(h, steps=h.steps[:step], flag=None)
-    view = table_view("replay", g, shown, TurnLights(LightStatus.IDLE))
-    if not is_operator():
-        view = viewer_view(view)
-    view["game_kind"] = header_kind(events[0].payload)
+    view = kit_for(kind).replayed_view(events, step, operator=is_operator())
+    view["status"] = "replay"
+    view["game_kind"] = kind
     return render_template(
         "replay.html",
         step=step,
@@ -261,13 +269,12 @@ def replay(game: int) -> str:
 @bp.get(f"/history/<int(max={SQLITE_MAX_INTEGER}):game>/record.jsonl")
 def export(game: int) -> Response:
     """The game as a game record (JSON Lines), for `companion check` or another table."""
-    events = list(services().log.events(game))
-    if not events or events[0].kind is not EventKind.GAME_STARTED:
-        abort(404, f"no game {game} in the log")
-    history = fold(events)
-    if history.ended is None and not is_operator():  # its header holds the whole aureus
+    _, _, logged = _game_events(game)
+    if logged.record is None:
+        abort(404, f"game {game} has no game record")
+    if logged.ended is None and not is_operator():  # its header holds the whole aureus
         abort(403, "this game is still in play: its record is for the operator until it ends")
-    body = "\n".join(export_lines(history)) + "\n"
+    body = "\n".join(logged.record) + "\n"
     return Response(
         body,
         mimetype="application/x-ndjson",
@@ -276,17 +283,16 @@ def export(game: int) -> Response:
 
 
 def _ended_view(game: int) -> dict[str, Any]:
-    """The table view of a game as it ended (404 if unknown; the operator may also see a
-    game still in play, as the record's rule goes)."""
-    events = list(services().log.events(game))
-    if not events or events[0].kind is not EventKind.GAME_STARTED:
-        abort(404, f"no game {game} in the log")
-    h = fold(events)
-    if h.ended is None and not is_operator():
+    """The table view of a game as it ended (404 if unknown or without one; the operator
+    may also see a game still in play, as the record's rule goes)."""
+    kind, events, logged = _game_events(game)
+    if logged.ended is None and not is_operator():
         abort(403, "this game is still in play: its result is for the operator until it ends")
-    g = game_at(h, len(h.steps))
-    view = table_view("ended", g, replace(h, flag=None), TurnLights(LightStatus.IDLE))
-    return {**view, "game_kind": header_kind(events[0].payload)}
+    if logged.steps == 0 and logged.record is None:
+        abort(404, f"game {game} has no result to show")
+    view = kit_for(kind).replayed_view(events, logged.steps, operator=True)
+    view["status"] = "ended"
+    return {**view, "game_kind": kind}
 
 
 @bp.get(f"/history/<int(max={SQLITE_MAX_INTEGER}):game>/result.svg")

@@ -8,13 +8,13 @@ not written yet.  It shows the view's plain values and, when the view lists ``pl
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from companion.bounded_json import loads_bounded
 from companion.errors import InputError
-from companion.games.page_seam import FormFields, PageTemplates
+from companion.games.page_seam import FormFields, LoggedGame, PageTemplates, logged_story
 
 FOLDER = Path(__file__).parent
 PLAIN = (str, int, float, bool, type(None))
@@ -81,6 +81,12 @@ class PlainPages:
 
     def result_image(self, view: Mapping[str, Any], game: int) -> str | None:
         return None
+
+    def logged_game(self, events: Sequence[Any]) -> LoggedGame:
+        return logged_story(events)  # no replay yet: the log page lists its actions
+
+    def replayed_view(self, events: Sequence[Any], step: int, *, operator: bool) -> dict[str, Any]:
+        raise NotImplementedError("this game has no replay")
 
     def history_summary(self, header: Mapping[str, Any]) -> dict[str, Any]:
         players = header.get("players")

@@ -6,17 +6,22 @@ Pure Python and Jinja templates; the web layer finds this kit through
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from companion.boards.profile import BoardProfile, load_profile
+from companion.games.garum.history import fold
+from companion.games.garum.lights import LightStatus, TurnLights
 from companion.games.garum.pages.board_svg import board_svg
 from companion.games.garum.pages.end_screen import action_message, track_top, winner_words
 from companion.games.garum.pages.folders import STATIC_FOLDER, STYLESHEET, TEMPLATE_FOLDER
 from companion.games.garum.pages.result_image import result_svg
+from companion.games.garum.replay import export_lines, game_at
 from companion.games.garum.rules import COLOUR_NAMES
-from companion.games.page_seam import FormFields, PageTemplates
+from companion.games.garum.view import table_view, viewer_view
+from companion.games.page_seam import FormFields, LoggedGame, PageTemplates
 
 DEFAULT_BOARD = "troia"  # the board drawn before any game has started
 SEATS_ON_FORM = 4
@@ -124,6 +129,24 @@ class GarumPages:
 
     def result_image(self, view: Mapping[str, Any], game: int) -> str | None:
         return str(result_svg(profile_of(view), view, game))
+
+    def logged_game(self, events: Sequence[Any]) -> LoggedGame:
+        h = fold(events)
+        return LoggedGame(
+            turns=len(h.boards),
+            ended=h.ended,
+            seal=h.end_hash,
+            steps=len(h.steps),
+            record=export_lines(h),
+        )
+
+    def replayed_view(self, events: Sequence[Any], step: int, *, operator: bool) -> dict[str, Any]:
+        h = fold(events)
+        step = max(0, min(step, len(h.steps)))
+        shown = replace(h, steps=h.steps[:step], flag=None)
+        status = "ended" if step == len(h.steps) and h.ended is not None else "replay"
+        view = table_view(status, game_at(h, step), shown, TurnLights(LightStatus.IDLE))
+        return view if operator else viewer_view(view)
 
     def history_summary(self, header: Mapping[str, Any]) -> dict[str, Any]:
         seats = header.get("seats") or ()

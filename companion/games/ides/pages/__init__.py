@@ -7,12 +7,12 @@ table publishes it; the web layer finds this kit through the registry, never by 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from companion.games.ides.dice import DiceMode
-from companion.games.page_seam import FormFields, PageTemplates
+from companion.games.page_seam import FormFields, LoggedGame, PageTemplates, logged_story
 
 FOLDER = Path(__file__).parent
 PLAYERS_ON_FORM = 4
@@ -58,6 +58,12 @@ class IdesPages:
 
     def result_image(self, view: Mapping[str, Any], game: int) -> str | None:
         return None  # the table page's log and standings are the result
+
+    def logged_game(self, events: Sequence[Any]) -> LoggedGame:
+        return logged_story(events)  # no replay yet: the log page lists its actions
+
+    def replayed_view(self, events: Sequence[Any], step: int, *, operator: bool) -> dict[str, Any]:
+        raise NotImplementedError("this game has no replay")
 
     def history_summary(self, header: Mapping[str, Any]) -> dict[str, Any]:
         players = header.get("players") or ()
