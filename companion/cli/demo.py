@@ -14,8 +14,8 @@ from companion.app.table import serve
 from companion.boards import BUILTIN, load_profile
 from companion.cafe.options import add_cafe_arguments
 from companion.cli._arguments import port_number, positive_rate, seconds, seed
-from companion.cli.score import render_table
 from companion.games.garum import Game, Variant, line_name, random_setup, score_state, simulate_game
+from companion.games.garum.commands.score import render_table
 from companion.games.garum.rules import COLOUR_NAMES
 from companion.games.garum.state import BoardState
 from companion.games.simulated import DEFAULT_PACE_S, DEFAULT_PATIENCE_S, DEMO_MISTAKES
