@@ -11,6 +11,7 @@ from typing import Any
 
 from companion.games.garum.history import History
 from companion.games.garum.lights import TurnLights
+from companion.games.garum.reveal import revealed_vats
 from companion.games.garum.rules import Game, line_name
 from companion.games.garum.scoring import score_state
 from companion.games.garum.setup import GameSetup
@@ -114,15 +115,6 @@ def table_view(
             "reading_seq": flag.reading.seq,
         }
     return view
-
-
-def revealed_vats(variant: str, round_number: int | None) -> int | None:
-    """How many aureus vats anyone at the table may know in ``round_number``: those turned
-    face up so far, and in the Haruspex variant the next one too; ``None`` means all (no
-    round in play: the game is over)."""
-    if round_number is None:
-        return None
-    return round_number + (1 if variant == "haruspex" else 0)
 
 
 def viewer_view(view: dict[str, Any]) -> dict[str, Any]:
