@@ -9,14 +9,14 @@ from typing import Any
 from flask import request, url_for
 
 from companion.games.registry import game
-from companion.web.current import current_view
+from companion.web.api import caller_view
 from companion.web.game_pages import game_kind, installed_kits
 from companion.web.return_path import safe_return_path
 
 
 def game_title() -> str:
     """The name of the game the table plays, shown in the page's title."""
-    return game(game_kind(current_view())).title
+    return game(game_kind(caller_view())).title
 
 
 def game_stylesheets() -> list[str]:

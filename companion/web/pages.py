@@ -29,9 +29,8 @@ from companion.errors import CompanionError
 from companion.games.page_seam import LoggedGame, logged_story
 from companion.games.registry import DEFAULT_GAME, UnknownGame, game
 from companion.table.log import Event, EventKind
-from companion.web.api import perform
+from companion.web.api import caller_view, perform
 from companion.web.auth import csrf_required, is_operator, log_in, log_out, operator_required
-from companion.web.current import current_view, events_url, start_game
 from companion.web.game_pages import game_kind, installed_kits, kit_for, template_of
 from companion.web.return_path import safe_return_path
 from companion.web.services import services
@@ -49,11 +48,10 @@ def page_context(view: dict[str, Any]) -> dict[str, Any]:
 
 
 def _live_page(page: str) -> str:
-    view = current_view()
+    view = caller_view()
     return render_template(
         f"{page}.html",
         part=template_of(game_kind(view), page),
-        events_url=events_url(),
         **page_context(view),
     )
 
@@ -80,7 +78,7 @@ def live(page: str) -> str:
     Every viewer (not the operator, whose copy has forms) gets the same HTML for a
     version, so it is rendered once per change, not once per phone.
     """
-    view = current_view()
+    view = caller_view()
     part = template_of(game_kind(view), page)
     if is_operator():
         return render_template(part, **page_context(view))
@@ -129,7 +127,7 @@ NOT_IN_PLAY = ("setup", "ended", "over")  # the statuses games give a table with
 
 
 def _game_in_play() -> bool:
-    return current_view().get("status") not in NOT_IN_PLAY
+    return caller_view().get("status") not in NOT_IN_PLAY
 
 
 def _setup_page(kind: str, form: Any = None) -> str:
@@ -148,7 +146,7 @@ def _setup_page(kind: str, form: Any = None) -> str:
 @bp.get("/setup")
 def setup_form() -> Any:
     """The new-game form: a picker of the installed games, then the chosen game's fields."""
-    return _setup_page(request.args.get("game") or game_kind(current_view()))
+    return _setup_page(request.args.get("game") or game_kind(caller_view()))
 
 
 def _new_game_form() -> Any:
@@ -156,7 +154,8 @@ def _new_game_form() -> Any:
     kind = request.form.get("game") or DEFAULT_GAME
     try:
         kit = kit_for(kind)
-        result = start_game(kind, kit.setup_request(request.form.to_dict(flat=False)))
+        request_json = {**kit.setup_request(request.form.to_dict(flat=False)), "game": kind}
+        result = perform("new_game", request_json, from_form=True)
     except UnknownGame as exc:
         flash(str(exc), "error")
         return _setup_page(DEFAULT_GAME, form=request.form), 400
@@ -182,7 +181,7 @@ def operator_form(action: str) -> Any:
     except CompanionError as exc:
         flash(str(exc), "error")
     else:
-        kit = kit_for(game_kind(current_view()))
+        kit = kit_for(game_kind(caller_view()))
         flash(kit.action_message(action, result), "ok")
     return redirect(url_for("pages.table"))
 
