@@ -146,7 +146,7 @@ class BoardReader:
             # skin. Under the single balance, look for it again.
             single = self._classified(view, SheetLight(sheet, None))
             single_hand = hand_mask(single.classes, single.skin, single.skin_any, self.layout)
-            over_grid = 0 if single_hand is None else len(_cells_under(single_hand, labels))
+            over_grid = 0 if single_hand is None else len(_cells_covered(single_hand, labels, 0.0))
             if single_hand is not None and over_grid >= ARM_OVER_GRID_CELLS:
                 sorted_, hand = single, single_hand
         lab, classes, shift = sorted_.lab, sorted_.classes, sorted_.shift
@@ -200,15 +200,11 @@ class BoardReader:
         )
 
 
-def _cells_under(region: NDArray[np.bool_], cell_labels: NDArray[np.int32]) -> frozenset[int]:
-    """The cells whose window a region (a hand) touches."""
-    return frozenset(np.unique(cell_labels[region & (cell_labels >= 0)]).tolist())
-
-
 def _cells_covered(
     region: NDArray[np.bool_], cell_labels: NDArray[np.int32], share_max: float
 ) -> frozenset[int]:
-    """The cells whose window a region (an arm) covers by more than ``share_max``."""
+    """The cells whose window a region (an arm) covers by more than ``share_max`` (0: any
+    cell it touches)."""
     inside = cell_labels >= 0
     total = np.bincount(cell_labels[inside], minlength=CELLS)
     covered = np.bincount(cell_labels[inside & region], minlength=CELLS)
