@@ -8,12 +8,12 @@ the game named in the log's opening event (:mod:`companion.games.cafe_seam`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import Any
 
 from companion.errors import CompanionError
 from companion.games.cafe_seam import CafePosition
 from companion.games.registry import DEFAULT_GAME, UnknownGame, game
+from companion.games.story import Story
 from companion.table.log import Event, EventKind, GameLog
 
 
@@ -23,46 +23,11 @@ def game_kind_of(header: dict[str, Any]) -> str:
     return kind if isinstance(kind, str) else DEFAULT_GAME
 
 
-@dataclass(frozen=True)
-class TableStory:
-    """What the room follows of any game, from the log's generic kinds: its number, a
-    dispute waiting for the operator, and its end."""
-
-    game: int
-    outcome: str | None = None  # "dispute" or "desync" while the operator is needed
-    violations: tuple[str, ...] = ()
-    ended: str | None = None
-    end_hash: str | None = None  # the chain head as the game ended: what the players saw
-
-    def apply(self, event: Event) -> TableStory:
-        p = event.payload
-        match event.kind:
-            case EventKind.VERDICT:
-                outcome = p.get("outcome")
-                if outcome in ("dispute", "desync"):
-                    codes = tuple(
-                        str(v.get("code", ""))
-                        for v in p.get("violations", ())
-                        if isinstance(v, dict)
-                    )
-                    return replace(self, outcome=str(outcome), violations=codes)
-                if outcome == "restored":
-                    return replace(self, outcome=None, violations=())
-                return self
-            case EventKind.ACCEPTED | EventKind.CORRECTION | EventKind.UNDO | EventKind.DISMISSED:
-                return replace(self, outcome=None, violations=())
-            case EventKind.GAME_ENDED:
-                reason = str(p.get("reason", "ended"))
-                return replace(self, ended=reason, outcome=None, violations=(), end_hash=event.hash)
-            case _:
-                return self
-
-
 class TableFold:
     """The latest game of one table, kept current event by event."""
 
     def __init__(self) -> None:
-        self.history: TableStory | None = None
+        self.history: Story | None = None
         self.position: CafePosition | None = None
         self.game_kind = DEFAULT_GAME
         self.seq = 0
@@ -84,7 +49,7 @@ class TableFold:
         self.seq = event.seq
         self.at_s = event.at_s
         if event.kind is EventKind.GAME_STARTED:
-            self.history = TableStory(event.game)
+            self.history = Story(event.game)
             self.game_kind = game_kind_of(event.payload)
             try:
                 self.position = game(self.game_kind).cafe().follow(event.payload)

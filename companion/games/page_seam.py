@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from companion.games.story import story_of
+
 #: A submitted form as the dashboard hands it to a game: every field's values, in order.
 FormFields = Mapping[str, Sequence[str]]
 
@@ -45,18 +47,9 @@ class LoggedGame:
 
 
 def logged_story(events: Sequence[Any]) -> LoggedGame:
-    """What any game's log says in the generic kinds: turns played (actions and accepted
-    results, less those taken back), and its end."""
-    turns, ended, seal = 0, None, None
-    for event in events:
-        kind = str(getattr(event.kind, "value", event.kind))
-        if kind in ("accepted", "correction", "action"):
-            turns += 1
-        elif kind == "undo":
-            turns = max(turns - 1, 0)
-        elif kind == "game_ended":
-            ended, seal = str(event.payload.get("reason", "ended")), event.hash
-    return LoggedGame(turns, ended, seal)
+    """A logged game as its generic kinds tell it (no replay, no record)."""
+    story = story_of(events)
+    return LoggedGame(story.turns, story.ended, story.end_hash)
 
 
 class PageKit(Protocol):
