@@ -182,7 +182,7 @@ def estimate_pose(
     The focal length follows from the two rotation constraints of a tilted view, but the
     straighter the view, the less they say: a pixel of error in the board's corners may
     then double it.  The measured focal length is therefore weighed against a typical lens
-    by how much such an error would move it (see :func:`focal_length`).
+    by how much such an error would move it (see :func:`focal_estimate`).
     """
     width, height = image_size
     shift = np.array([[1, 0, -width / 2], [0, 1, -height / 2], [0, 0, 1]], dtype=np.float64)
@@ -196,11 +196,6 @@ def estimate_pose(
     rot = np.stack([r1, r2, r3], axis=1)
     centre = -rot.T @ t
     return CameraPose((float(centre[0]), float(centre[1])), float(abs(centre[2])), focal_log_sd)
-
-
-def focal_length(centred: FloatArray, image_width: int, board_mm: float) -> float:
-    """Focal length (px) for a homography whose image origin is the principal point."""
-    return focal_estimate(centred, image_width, board_mm)[0]
 
 
 def focal_estimate(centred: FloatArray, image_width: int, board_mm: float) -> tuple[float, float]:
