@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import time
 
+from companion.arguments import positive_count, seed
 from companion.benchmarks._crash_harness import run_points
-from companion.cli._arguments import positive_count, seed
-from companion.cli._progress import Progress
+from companion.progress import Progress
 
 NAME = "crash"
 HELP = "kill a table mid-game at random points: 0 acknowledged events lost, same resumed game"

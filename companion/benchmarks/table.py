@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.app.table import Table
-from companion.cli._arguments import positive_count, seed
+from companion.arguments import positive_count, seed
 from companion.games.garum.camera import CameraReadings
 from companion.games.garum.simcam import SimulatedPlayersCamera
 from companion.table.config import demo_config

@@ -11,9 +11,9 @@ from typing import Any
 
 from companion.app import ides as ides_demo
 from companion.app.table import serve
+from companion.arguments import port_number, positive_rate, seconds, seed
 from companion.boards import BUILTIN, load_profile
 from companion.cafe.options import add_cafe_arguments
-from companion.cli._arguments import port_number, positive_rate, seconds, seed
 from companion.games.garum import Game, Variant, line_name, random_setup, score_state, simulate_game
 from companion.games.garum.commands.score import render_table
 from companion.games.garum.rules import COLOUR_NAMES

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from companion.app.table import serve
+from companion.arguments import port_number, seed
 from companion.cafe.broker import check_ca_file
 from companion.cafe.options import add_cafe_arguments, cafe_from_args
-from companion.cli._arguments import port_number, seed
 from companion.table.config import demo_config, load_config, make_data_dir
 
 

@@ -20,9 +20,9 @@ from urllib.parse import quote
 
 from flask import Flask, got_request_exception
 
-from companion.cli._progress import Progress
 from companion.fuzz.hostile import Mutant, garbage, mutate_value, random_bytes
 from companion.fuzz.tally import ACCEPTED_INVALID, CRASH, HTTP_500, LOCKED_OUT, TargetTally
+from companion.progress import Progress
 
 OPERATOR_ADDR = "10.0.0.2"
 VIEWER_ADDR = "10.0.0.3"
