@@ -11,6 +11,7 @@ from companion.boards import load_profile
 from companion.games.garum.state import BoardState
 from companion.vision.cells import apply_tile_constraint
 from companion.vision.conditions import Conditions
+from companion.vision.localize import BoardLocator
 from companion.vision.reader import BoardReader
 from companion.vision.render import Shot, random_state, render
 
@@ -86,6 +87,24 @@ def test_one_marker_covered_still_locates(photos) -> None:  # type: ignore[no-un
         assert marker not in reading.markers
         assert len(reading.markers) == 3
         assert confident_wrong_cells(reading.state, photo.state) == []
+
+
+def test_a_missed_marker_is_found_where_the_others_put_it(photos) -> None:  # type: ignore[no-untyped-def]
+    """The larger passes look for a marker only in the window the found ones predict: there
+    it must come out where a whole-image pass puts it, and a covered one not at all."""
+    photo = photos[2]
+    gray = cv2.cvtColor(photo.image, cv2.COLOR_BGR2GRAY)
+    locator = BoardLocator(PROFILE)
+    whole = locator._markers(gray, 1.0)
+    assert len(whole) == 4
+    for marker in range(4):
+        others = {k: v for k, v in whole.items() if k != marker}
+        found = locator._search_missing(gray, others, 1.0)
+        assert list(found) == [marker]
+        assert np.abs(found[marker] - whole[marker]).max() < 0.5
+        covered = cover_marker(photo.image, photo.homography, PROFILE, marker)
+        gray_covered = cv2.cvtColor(covered, cv2.COLOR_BGR2GRAY)
+        assert locator._search_missing(gray_covered, others, 1.0) == {}
 
 
 def test_two_markers_covered_needs_a_previous_view(photos) -> None:  # type: ignore[no-untyped-def]

@@ -22,6 +22,10 @@ MIN_MARKERS = 3
 STILL_TOLERANCE_PX = 3.0
 # Detection runs on a half-size image first; small or blurred markers get larger passes.
 SCALES = (0.5, 0.75, 1.0)
+# Once three markers place the board, a missing one is looked for only around where they
+# put it: a window this many marker sides beyond the predicted square on every side (room
+# for the quiet zone, a misfit of the first homography and the detector's own border).
+SEARCH_MARGIN_SIDES = 1.0
 # Focal length of a typical lens, in image widths (about 53 degrees across), and how far a
 # camera's may differ from it (standard deviation of its logarithm).
 TYPICAL_FOCAL = 1.0
@@ -82,21 +86,52 @@ class BoardLocator:
         self._last = None
 
     def detect(self, gray: NDArray[np.uint8]) -> dict[int, FloatArray]:
-        """Image corners (4 x 2, pixels) of each of this board's markers found in ``gray``."""
-        found: dict[int, FloatArray] = {}
-        for scale in SCALES:
-            image = (
-                gray
-                if scale == 1.0
-                else np.asarray(
-                    cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA),
-                    dtype=np.uint8,
-                )
-            )
-            found = self._markers(image, 1 / scale) | found
+        """Image corners (4 x 2, pixels) of each of this board's markers found in ``gray``.
+
+        The first pass runs on the whole image at the smallest scale.  When it places the
+        board but misses a marker, the larger passes search only the windows where the
+        missing markers should be; otherwise they search the whole image again.
+        """
+        first, *larger = SCALES
+        found = self._markers(_scaled(gray, first), 1 / first)
+        for scale in larger:
             if len(found) == len(self._corners_mm):
                 break
+            if len(found) >= MIN_MARKERS:
+                found = self._search_missing(gray, found, scale) | found
+            else:
+                found = self._markers(_scaled(gray, scale), 1 / scale) | found
         return found
+
+    def _search_missing(
+        self, gray: NDArray[np.uint8], found: dict[int, FloatArray], scale: float
+    ) -> dict[int, FloatArray]:
+        """Markers missing from ``found``, looked for at ``scale`` in the window around
+        where the found ones put each."""
+        src = np.concatenate([self._corners_mm[m] for m in sorted(found)])
+        dst = np.concatenate([found[m] for m in sorted(found)])
+        homography, _ = cv2.findHomography(src, dst, 0)
+        if homography is None:
+            return {}
+        height, width = gray.shape
+        more: dict[int, FloatArray] = {}
+        for mid in sorted(set(self._corners_mm) - set(found)):
+            pts = self._corners_mm[mid].reshape(-1, 1, 2)
+            quad = cv2.perspectiveTransform(pts, homography).reshape(-1, 2)
+            if not np.isfinite(quad).all():
+                continue
+            side = float(np.max(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1)))
+            pad = side * SEARCH_MARGIN_SIDES
+            x0, y0 = (max(int(v - pad), 0) for v in quad.min(axis=0))
+            x1, y1 = (int(v + pad) + 1 for v in quad.max(axis=0))
+            x1, y1 = min(x1, width), min(y1, height)
+            if x1 - x0 < side or y1 - y0 < side:
+                continue  # predicted off the frame
+            window = np.ascontiguousarray(gray[y0:y1, x0:x1])
+            seen = self._markers(_scaled(window, scale), 1 / scale)
+            if mid in seen:
+                more[mid] = seen[mid] + np.array([x0, y0], dtype=np.float64)
+        return more
 
     def _markers(self, gray: NDArray[np.uint8], scale: float) -> dict[int, FloatArray]:
         corners, ids, _ = self._detector.detectMarkers(gray)
@@ -139,6 +174,13 @@ class BoardLocator:
             if float(np.max(np.linalg.norm(expected - quad, axis=1))) > STILL_TOLERANCE_PX:
                 return False
         return True
+
+
+def _scaled(gray: NDArray[np.uint8], scale: float) -> NDArray[np.uint8]:
+    if scale == 1.0:
+        return gray
+    small = cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    return np.asarray(small, dtype=np.uint8)
 
 
 def _sane(homography: FloatArray) -> bool:
