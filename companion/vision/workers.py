@@ -668,13 +668,14 @@ def _hidden_pieces(
     s = layout.px_per_mm
     hidden: set[int] = set()
     hidden_px = HIDDEN_MM2 * s * s
+    rows = _RowIndex(pixels.pts_mm)
     for line in occupied:
         base = np.asarray(g.worker_space_centre_mm(line))
-        box = np.all(np.abs(pixels.pts_mm - base) <= HIDDEN_REACH_MM, axis=1)
+        band = rows.between(base[1] - HIDDEN_REACH_MM, base[1] + HIDDEN_REACH_MM)
+        pts, classes = pixels.pts_mm[band], pixels.classes[band]
+        box = np.abs(pts[:, 0] - base[0]) <= HIDDEN_REACH_MM
         own_class = PixelClass[str(codes[line])]
-        others = pixels.pts_mm[
-            box & (pixels.classes != own_class) & (pixels.classes != PixelClass.DARK)
-        ]
+        others = pts[box & (classes != own_class) & (classes != PixelClass.DARK)]
         if len(others) == 0:
             continue
         near = np.linalg.norm(others - base, axis=1) <= HIDDEN_REACH_MM
@@ -690,6 +691,20 @@ def _hidden_pieces(
     return hidden
 
 
+class _RowIndex:
+    """Points sorted by their y, so that those within a band of rows are one slice."""
+
+    def __init__(self, pts_mm: NDArray[np.float64]) -> None:
+        self._order = np.argsort(pts_mm[:, 1], kind="stable")
+        self._ys = pts_mm[self._order, 1]
+
+    def between(self, low_mm: float, high_mm: float) -> NDArray[np.intp]:
+        """Indices of the points with ``low_mm <= y <= high_mm``, in row order."""
+        start = int(np.searchsorted(self._ys, low_mm, side="left"))
+        stop = int(np.searchsorted(self._ys, high_mm, side="right"))
+        return np.asarray(self._order[start:stop], dtype=np.intp)
+
+
 def _dark_pixel_owners(
     pixels: StripPixels,
     layout: CanonicalLayout,
@@ -702,7 +717,7 @@ def _dark_pixel_owners(
     if not dark.any() or not occupied:
         return owner
     # Each dark pixel goes to the nearest standing piece of any colour, if near enough.
-    dist = _distances_to_pieces(pixels.pts_mm[dark], layout, occupied, leans)
+    dist = _distances_to_pieces(pixels.pts_mm[dark], layout, occupied, leans, DARK_REACH_MM)
     nearest = np.argmin(dist, axis=1)
     close = dist[np.arange(len(nearest)), nearest] <= DARK_REACH_MM
     owner[np.flatnonzero(dark)[close]] = np.asarray(occupied)[nearest[close]]
@@ -714,15 +729,24 @@ def _distances_to_pieces(
     layout: CanonicalLayout,
     lines: list[int],
     leans: list[tuple[float, float]],
+    reach_mm: float,
 ) -> NDArray[np.float64]:
     """Distance (mm) of each point to the axis of each standing piece on ``lines`` (points x
-    lines), every piece taken as tall as the mean of the two sizes."""
+    lines), every piece taken as tall as the mean of the two sizes; ``inf`` where it is
+    further than ``reach_mm`` (only points in the axis's reach are measured)."""
     g = layout.profile.geometry
     height = (g.vilicus.height_mm + g.dominus.height_mm) / 2
-    return np.stack(
-        [_segment_distance(pts_mm, g.worker_space_centre_mm(i), leans[i], height) for i in lines],
-        axis=1,
-    )
+    dist = np.full((len(pts_mm), len(lines)), np.inf)
+    rows = _RowIndex(pts_mm)
+    for k, line in enumerate(lines):
+        base = np.asarray(g.worker_space_centre_mm(line), dtype=np.float64)
+        top = base + np.asarray(leans[line]) * height
+        low, high = np.minimum(base, top) - reach_mm, np.maximum(base, top) + reach_mm
+        band = rows.between(low[1], high[1])
+        band = band[(pts_mm[band, 0] >= low[0]) & (pts_mm[band, 0] <= high[0])]
+        measured = _segment_distance(pts_mm[band], (base[0], base[1]), leans[line], height)
+        dist[band, k] = np.where(measured <= reach_mm, measured, np.inf)
+    return dist
 
 
 def _measure_colour(
@@ -737,7 +761,7 @@ def _measure_colour(
     result: dict[int, PieceMeasure] = {}
     if len(pixels.pts_mm) == 0:
         return result
-    dist = _distances_to_pieces(pixels.pts_mm, layout, lines, leans)
+    dist = _distances_to_pieces(pixels.pts_mm, layout, lines, leans, REACH_MM)
     owner = np.argmin(dist, axis=1)
     near = dist[np.arange(len(pixels.pts_mm)), owner] <= REACH_MM
     crowded = hidden | _touching_pieces(dist, owner, lines)
@@ -761,7 +785,8 @@ def _touching_pieces(
     if len(lines) <= 1:
         return set()
     ordered = np.sort(dist, axis=1)
-    seam = (ordered[:, 1] - ordered[:, 0] < SEAM_MM) & (ordered[:, 1] <= REACH_MM)
+    seam = ordered[:, 1] <= REACH_MM  # both axes in reach (the rest are ``inf``)
+    seam[seam] = ordered[seam, 1] - ordered[seam, 0] < SEAM_MM
     if int(seam.sum()) < SEAM_MIN_PX:
         return set()
     second = np.argsort(dist, axis=1)[:, 1]
@@ -896,5 +921,5 @@ def _disc(
     x0, x1 = max(int(x - r), 0), min(int(x + r) + 1, image.shape[1])
     y0, y1 = max(int(y - r), 0), min(int(y + r) + 1, image.shape[0])
     patch = image[y0:y1, x0:x1]
-    yy, xx = np.mgrid[y0:y1, x0:x1]
+    yy, xx = np.ogrid[y0:y1, x0:x1]
     return np.asarray(patch[(xx - x) ** 2 + (yy - y) ** 2 <= r * r], dtype=image.dtype)
