@@ -99,7 +99,8 @@ class SheetLight:
         if self.plane is None:
             return white_balance(view, self.uniform, model)
         height, width = view.shape[:2]
-        ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
+        ys = np.arange(height, dtype=np.float32)[:, None]
+        xs = np.arange(width, dtype=np.float32)[None, :]
         out = np.empty(view.shape, dtype=np.float32)
         for ch in range(3):
             c0, cx, cy = (float(v) for v in self.plane[ch])
@@ -126,7 +127,7 @@ def _blocks(view: NDArray[np.uint8], layout: CanonicalLayout) -> tuple[FloatArra
         edges = np.linspace(span[0], span[1], BLOCKS_PER_STRIP + 1).round().astype(int)
         for lo, hi in itertools.pairwise(edges.tolist()):
             r, c = (rows, slice(lo, hi)) if along_x else (slice(lo, hi), cols)
-            clear = _clear_pixels(view[r, c].reshape(-1, 3))
+            clear = _clear_pixels(_sampled(view, r, c))
             if clear is None:
                 continue
             colours.append(np.median(clear, axis=0).astype(np.float64))
@@ -139,9 +140,9 @@ def sheet_strips(view: NDArray[np.uint8], layout: CanonicalLayout) -> FloatArray
     sensor's limit when enough others show."""
     medians = []
     for rows, cols in layout.sheet_bands():
-        pixels = view[rows, cols].reshape(-1, 3)
-        clear = _clear_pixels(pixels)
-        chosen = clear if clear is not None else pixels[::PIXEL_STEP]
+        sampled = _sampled(view, rows, cols)
+        clear = _clear_pixels(sampled)
+        chosen = clear if clear is not None else sampled
         medians.append(np.median(chosen, axis=0))
     return np.asarray(medians, dtype=np.float64)
 
@@ -156,10 +157,18 @@ def observed_sheet(view: NDArray[np.uint8], layout: CanonicalLayout) -> FloatArr
     return sheet_colour(sheet_strips(view, layout))
 
 
-def _clear_pixels(pixels: NDArray[np.uint8]) -> NDArray[np.uint8] | None:
-    """Every PIXEL_STEP-th pixel with no channel clipped, or ``None`` when fewer than
+def _sampled(view: NDArray[np.uint8], rows: slice, cols: slice) -> NDArray[np.uint8]:
+    """Every PIXEL_STEP-th pixel of a rectangle of ``view``, in row order, gathered without
+    copying the whole rectangle first."""
+    height, width = rows.stop - rows.start, cols.stop - cols.start
+    k = np.arange(0, height * width, PIXEL_STEP)
+    flat = (rows.start + k // width) * view.shape[1] + cols.start + k % width
+    return np.asarray(view.reshape(-1, 3)[flat], dtype=np.uint8)
+
+
+def _clear_pixels(sampled: NDArray[np.uint8]) -> NDArray[np.uint8] | None:
+    """The sampled pixels with no channel clipped, or ``None`` when fewer than
     BLOCK_MIN_CLEAR of them are."""
-    sampled = pixels[::PIXEL_STEP]
     clear = sampled[sampled.max(axis=1) < CLIPPED]
     if len(clear) == 0 or len(clear) < BLOCK_MIN_CLEAR * len(sampled):
         return None

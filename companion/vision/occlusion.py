@@ -48,8 +48,10 @@ def hand_mask(
     as a hand.
     """
     s = layout.px_per_mm / REDUCE
-    coloured = (classes >= PixelClass.B) & (classes <= PixelClass.R)
-    patch = ((skin & layout.ring_mask) | (coloured & layout.outer_mask))[::REDUCE, ::REDUCE]
+    small = classes[::REDUCE, ::REDUCE]  # every test below runs on the reduced grid only
+    coloured = (small >= PixelClass.B) & (small <= PixelClass.R)
+    ring, outer = layout.ring_mask[::REDUCE, ::REDUCE], layout.outer_mask[::REDUCE, ::REDUCE]
+    patch = (skin[::REDUCE, ::REDUCE] & ring) | (coloured & outer)
     found = _u8(cv2.morphologyEx(patch.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(found, connectivity=8)
     min_px = HAND_MIN_AREA_MM2 * s * s
@@ -67,7 +69,7 @@ def hand_mask(
     keep = np.unique(labels2[seeded])
     # The patch on the sheet always counts, even where it is too thin to grow from.
     region = seeded.astype(np.uint8) | np.isin(labels2, keep[keep > 0]).astype(np.uint8)
-    region = _with_arm_beside(region, classes[::REDUCE, ::REDUCE], s)
+    region = _with_arm_beside(region, small, s)
     # Glare on the skin, or skin too saturated to tell from a red tile, leaves holes: the
     # region is closed to its convex hull, since an arm and hand are nearly convex.
     # Only the broad body of the arm is hulled, so that shaded floor clinging to its side

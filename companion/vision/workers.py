@@ -803,8 +803,11 @@ def _own_pixels(
     if not lit.any():
         return mine
     full = np.array([_quantile(contrast[lit, c], FULL_CONTRAST_QUANTILE) for c in range(2)])
-    strong = np.any(contrast >= LEVELS * full, axis=1)
-    return np.asarray(mine & (strong | shade), dtype=np.bool_)
+    chosen = np.flatnonzero(mine)
+    keep = np.any(contrast[chosen] >= LEVELS * full, axis=1) | shade[chosen]
+    out = np.zeros(len(mine), dtype=np.bool_)
+    out[chosen[keep]] = True
+    return out
 
 
 def _piece_measure(
