@@ -13,6 +13,7 @@ moves does the balance vary from place to place.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass
 
@@ -160,10 +161,15 @@ def observed_sheet(view: NDArray[np.uint8], layout: CanonicalLayout) -> FloatArr
 def _sampled(view: NDArray[np.uint8], rows: slice, cols: slice) -> NDArray[np.uint8]:
     """Every PIXEL_STEP-th pixel of a rectangle of ``view``, in row order, gathered without
     copying the whole rectangle first."""
-    height, width = rows.stop - rows.start, cols.stop - cols.start
-    k = np.arange(0, height * width, PIXEL_STEP)
-    flat = (rows.start + k // width) * view.shape[1] + cols.start + k % width
+    flat = _sample_indices(rows.start, rows.stop, cols.start, cols.stop, view.shape[1])
     return np.asarray(view.reshape(-1, 3)[flat], dtype=np.uint8)
+
+
+@functools.lru_cache(maxsize=256)
+def _sample_indices(top: int, bottom: int, left: int, right: int, width: int) -> NDArray[np.intp]:
+    """Flat indices of :func:`_sampled`'s pixels: the same rectangles every frame."""
+    k = np.arange(0, (bottom - top) * (right - left), PIXEL_STEP)
+    return np.asarray((top + k // (right - left)) * width + left + k % (right - left), np.intp)
 
 
 def _clear_pixels(sampled: NDArray[np.uint8]) -> NDArray[np.uint8] | None:
