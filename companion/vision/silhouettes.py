@@ -13,6 +13,7 @@ disagrees with the fewest pixels is taken, only when it wins by a clear margin.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Sequence
@@ -232,17 +233,15 @@ class _Fitter:
 
     def _project(self, line: int, piece: PieceSize, yaw: float) -> NDArray[np.bool_]:
         base = np.asarray(self.geometry.worker_space_centre_mm(line), dtype=np.float64)
-        across = np.array([math.cos(yaw), math.sin(yaw)])
-        through = np.array([-math.sin(yaw), math.cos(yaw)]) * (piece.depth_mm / 2)
-        middle = base + (MEEPLE_OUTLINE[:, :1] * piece.width_mm) * across
-        heights = MEEPLE_OUTLINE[:, 1] * piece.height_mm
-        # Front and back faces at once.
-        seen = self.pose.seen_at(
-            np.concatenate([middle + through, middle - through]), np.concatenate([heights] * 2)
-        )
+        offsets, heights = _outline_offsets(piece, yaw)
+        # Front and back faces at once (``CameraPose.seen_at``, with the piece's own lean).
+        points = base + offsets
+        rise = heights / np.maximum(self.pose.height_mm - heights, 1.0)
+        seen = points + (points - np.asarray(self.pose.ground_mm)) * rise[:, None]
         # Pixel coordinates with two fractional bits (cv2's ``shift``).
         rings = np.round((seen * self.s - 0.5 - self.origin) * 4).astype(np.int32)
-        front, back = rings[: len(middle)], rings[len(middle) :]
+        half = len(MEEPLE_OUTLINE)
+        front, back = rings[:half], rings[half:]
         mask = np.zeros(self.seen.shape, dtype=np.uint8)
         for face in (front, back):  # one call each: a single call would leave their overlap empty
             cv2.fillPoly(mask, [face], 1, cv2.LINE_8, shift=2)
@@ -250,6 +249,23 @@ class _Fitter:
         for quad in np.stack([front, front[_FOLLOWING], back[_FOLLOWING], back], axis=1):
             cv2.fillConvexPoly(mask, quad, 1, cv2.LINE_8, shift=2)
         return mask.view(bool)
+
+
+@functools.lru_cache(maxsize=512)
+def _outline_offsets(
+    piece: PieceSize, yaw: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The outline's front then back face, as offsets (mm) from the piece's base on the
+    board, and each point's height: the same for every space, frame and camera."""
+    across = np.array([math.cos(yaw), math.sin(yaw)])
+    through = np.array([-math.sin(yaw), math.cos(yaw)]) * (piece.depth_mm / 2)
+    middle = (MEEPLE_OUTLINE[:, :1] * piece.width_mm) * across
+    heights = MEEPLE_OUTLINE[:, 1] * piece.height_mm
+    offsets = np.concatenate([middle + through, middle - through])
+    offsets.setflags(write=False)
+    both = np.concatenate([heights] * 2)
+    both.setflags(write=False)
+    return offsets, both
 
 
 def _window(
