@@ -736,17 +736,32 @@ def _distances_to_pieces(
     further than ``reach_mm`` (only points in the axis's reach are measured)."""
     g = layout.profile.geometry
     height = (g.vilicus.height_mm + g.dominus.height_mm) / 2
-    dist = np.full((len(pts_mm), len(lines)), np.inf)
+    bases = np.array([g.worker_space_centre_mm(line) for line in lines], dtype=np.float64)
+    axes = np.array([leans[line] for line in lines], dtype=np.float64) * height
+    low = np.minimum(bases, bases + axes) - reach_mm
+    high = np.maximum(bases, bases + axes) + reach_mm
+    # Every (point, piece) pair within the piece's box, measured in one go.
     rows = _RowIndex(pts_mm)
-    for k, line in enumerate(lines):
-        base = np.asarray(g.worker_space_centre_mm(line), dtype=np.float64)
-        top = base + np.asarray(leans[line]) * height
-        low, high = np.minimum(base, top) - reach_mm, np.maximum(base, top) + reach_mm
-        band = rows.between(low[1], high[1])
-        band = band[(pts_mm[band, 0] >= low[0]) & (pts_mm[band, 0] <= high[0])]
-        measured = _segment_distance(pts_mm[band], (base[0], base[1]), leans[line], height)
-        dist[band, k] = np.where(measured <= reach_mm, measured, np.inf)
+    points, pieces = [], []
+    for k in range(len(lines)):
+        band = rows.between(low[k, 1], high[k, 1])
+        band = band[(pts_mm[band, 0] >= low[k, 0]) & (pts_mm[band, 0] <= high[k, 0])]
+        points.append(band)
+        pieces.append(np.full(len(band), k, dtype=np.intp))
+    point, piece = np.concatenate(points), np.concatenate(pieces)
+    measured = _axis_distance(pts_mm[point] - bases[piece], axes[piece])
+    dist = np.full((len(pts_mm), len(lines)), np.inf)
+    dist[point, piece] = np.where(measured <= reach_mm, measured, np.inf)
     return dist
+
+
+def _axis_distance(offsets: NDArray[np.float64], axes: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Distance of each offset (from a piece's base) to the segment from 0 to its axis."""
+    length2 = np.einsum("ij,ij->i", axes, axes)
+    along = np.einsum("ij,ij->i", offsets, axes) / np.maximum(length2, 1e-9)
+    t = np.where(length2 < 1e-9, 0.0, np.clip(along, 0.0, 1.0))
+    away = offsets - t[:, None] * axes
+    return np.asarray(np.sqrt(np.einsum("ij,ij->i", away, away)), dtype=np.float64)
 
 
 def _measure_colour(
