@@ -20,6 +20,7 @@ BAD_PLAYERS: tuple[list[str], ...] = (
     ["A", "N" * 41],
 )
 FACES = ("green", "red", "yellow", "purple")
+OFFERED = 3  # choices offered at once: most requests play the game on, a few start anew
 
 
 def route_samples(view: Mapping[str, Any], rng: random.Random) -> list[RouteSample]:
@@ -35,19 +36,17 @@ def route_samples(view: Mapping[str, Any], rng: random.Random) -> list[RouteSamp
         ),
     ]
     choices = view.get("choices") or []
-    if choices:
-        chosen = rng.choice(choices)
+    for chosen in rng.sample(choices, min(len(choices), OFFERED)):
         action = dict(chosen["action"])
         samples += [
             RouteSample("act", f"offered {action.get('kind')}", {"action": action}),
-            RouteSample(
-                "act",
-                "the page's choice",
-                form={"choice": str(chosen.get("value") or json.dumps(action))},
-            ),
+            RouteSample("act", "the page's choice", form={"choice": json.dumps(action)}),
         ]
         if "face" in action and view.get("dice_mode") != "physical":
             face = {**action, "face": rng.choice(FACES)}
             how = f"{action.get('kind')} with the face chosen by the caller"
-            samples.append(RouteSample("act", how, {"action": face}, invalid=True))
+            samples += [
+                RouteSample("act", how, {"action": face}, invalid=True),
+                RouteSample("act", how, form={"choice": json.dumps(face)}, invalid=True),
+            ]
     return samples
