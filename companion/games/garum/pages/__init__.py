@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.boards.profile import BoardProfile, load_profile
+from companion.bounded_json import loads_bounded
 from companion.games.garum.history import fold
 from companion.games.garum.lights import LightStatus, TurnLights
 from companion.games.garum.pages.board_svg import board_svg
@@ -24,6 +25,7 @@ from companion.games.garum.replay import export_lines, game_at
 from companion.games.garum.rules import COLOUR_NAMES
 from companion.games.garum.view import table_view, viewer_view
 from companion.games.page_seam import (
+    AskedAction,
     FormFields,
     LoggedGame,
     NamedActions,
@@ -166,6 +168,13 @@ class GarumPages(NamedActions):
 
     def action_message(self, action: str, result: Any) -> str:
         return action_message(action, result)
+
+    def read_form_action(self, form: FormFields) -> AskedAction:
+        """As :class:`NamedActions` reads it, with the correction editor's board as JSON."""
+        asked = super().read_form_action(form)
+        if isinstance(asked.args.get("board"), str):
+            asked.args["board"] = loads_bounded(asked.args["board"], source="board")
+        return asked
 
     def samples(self, view: Mapping[str, Any], rng: random.Random) -> Sequence[RouteSample]:
         return route_samples(view, rng)

@@ -108,5 +108,20 @@ def route_samples(view: Mapping[str, Any], rng: random.Random) -> list[RouteSamp
         RouteSample("undo", "the undo button", form={}),
         RouteSample("end", "the end button", form={}),
     ]
-    # Garum is played through the table's own routes, where its actions have their names.
-    return [replace(s, table=True) for s in table]
+    # Garum is played through the table's own routes, where its actions have their names;
+    # its own routes take the same actions by name.
+    own = [
+        RouteSample("act", f"vat {vat} by name", {"action": "choose_vat", "vat": vat}),
+        RouteSample("act", "the board by name", {"action": "correct", "board": board}),
+        RouteSample("act", "accept by name", {"action": "accept"}, checked=False),
+        RouteSample(
+            "act", "the board as a form", form={"action": "correct", "board": json.dumps(board)}
+        ),
+        RouteSample(
+            "act",
+            f"{bad_board_how}, by name",
+            {"action": "correct", "board": bad_board},
+            invalid=True,
+        ),
+    ]
+    return [replace(s, table=True) for s in table] + own
