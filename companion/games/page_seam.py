@@ -86,7 +86,7 @@ class RouteSample:
     how: str
     body: Mapping[str, Any] | None = None
     form: Mapping[str, str | list[str]] | None = None
-    invalid: bool = False  # the game must refuse it as it is
+    invalid: bool = False  # the game must refuse it as it is (a form's 302 says nothing)
     checked: bool = True  # the whole body is read: a surely invalid mutation must be refused
     table: bool = False
 

@@ -16,8 +16,8 @@ bp = Blueprint("api", __name__, url_prefix="/api")
 
 
 def caller_view() -> dict[str, Any]:
-    """The table as this caller may see it: whole for the operator, as the game shows it to
-    anyone watching for everyone else (so a phone cannot peek at what the game hides)."""
+    """The table as this caller may see it: whole for the operator; for everyone else, what
+    the game lets anyone watching see (so a phone cannot peek at what the game hides)."""
     table = services().table
     view = table.snapshot()
     return view if is_operator() else table.referee.viewer_view(view)
