@@ -1,6 +1,6 @@
 """The seam holds: a game the generic code has never heard of, registered at run time, plays
-through the table session, the log (and a resume), the API, its live stream and the café
-publisher."""
+through the table session, the log (and a resume), the API, its own routes, its live stream
+and the café publisher."""
 
 from __future__ import annotations
 
@@ -105,6 +105,46 @@ def test_the_api_and_its_stream_serve_the_game(tmp_path: Path) -> None:
             assert page.status_code == 200, url
             text = page.get_data(as_text=True)
             assert "Twenty-one" in text and ">3<" in text, url  # its running total
+
+
+def test_its_own_routes_come_with_the_seam(tmp_path: Path) -> None:
+    """``/api/<game>/...`` and ``/<game>`` serve a game no generic module names: its
+    actions for the operator only, its refusals as the rules' errors, its page and state."""
+    with GameLog(tmp_path / "table.db") as log:
+        session = TableSession(log, RecordingLights(), game=GAME.name)
+        session.operate("new_game", request={"players": ["Ann", "Bo"]})
+        config = WebConfig(operator_token=TOKEN, secret_key="k", sse_heartbeat_s=0.2)
+        client = create_app(config, Services(session, log)).test_client()
+        api = f"/api/{GAME.name}"
+        add = {"action": "add", "amount": 2}
+        assert client.post(f"{api}/act", json=add).status_code == 401
+        wrong = {"X-Companion-Token": "guess"}
+        assert client.post(f"{api}/act", json=add, headers=wrong).status_code == 401
+        assert session.snapshot()["total"] == 0
+        played = client.post(f"{api}/act", json=add, headers=OPERATOR)
+        assert played.status_code == 200, played.get_json()
+        assert played.get_json()["result"] == 2 and played.get_json()["state"]["total"] == 2
+        refused = client.post(f"{api}/act", json={**add, "amount": 4}, headers=OPERATOR)
+        assert refused.status_code == 400 and "field 'amount'" in refused.get_json()["error"]
+        unnamed = client.post(f"{api}/act", json={"amount": 1}, headers=OPERATOR)
+        assert unnamed.status_code == 400 and "field 'action'" in unnamed.get_json()["error"]
+        assert client.get(f"{api}/state").get_json()["total"] == 2
+        page = client.get(f"/{GAME.name}").get_data(as_text=True)
+        assert "Twenty-one" in page and ">2<" in page
+        assert f'data-partial="/{GAME.name}/live"' in page
+        assert ">2<" in client.get(f"/{GAME.name}/live").get_data(as_text=True)
+        assert client.post(f"{api}/end").status_code == 401
+        ended = client.post(f"{api}/end", headers=OPERATOR)
+        assert ended.status_code == 200 and ended.get_json()["state"]["status"] == "ended"
+        over = client.post(f"{api}/act", json={**add, "amount": 1}, headers=OPERATOR)
+        assert over.status_code == 409 and "game is over" in over.get_json()["error"]
+        assert session.snapshot()["added"] == [2]
+        again = client.post(f"{api}/new_game", json={"players": ["Cy", "Di"]}, headers=OPERATOR)
+        assert again.status_code == 200 and again.get_json()["state"]["players"] == ["Cy", "Di"]
+        # The default game's routes answer 404 while this table plays another game.
+        other = f"/api/{registry.DEFAULT_GAME}/act"
+        assert client.post(other, json=add, headers=OPERATOR).status_code == 404
+        assert "does not play" in client.get(f"/{registry.DEFAULT_GAME}").get_data(as_text=True)
 
 
 @pytest.mark.mosquitto

@@ -30,12 +30,14 @@ from werkzeug.routing import AnyConverter, IntegerConverter, Rule
 from companion.cafe.hub_web import create_hub_app
 from companion.cafe.room import Room
 from companion.fuzz.live_table import by_path
+from companion.games import registry
 from companion.games.ides import Dice
 from companion.table.fakes import RecordingLights
 from companion.table.log import GameLog
 from companion.table.session import TableSession
 from companion.web import Services, create_app
 from companion.web.config import WebConfig
+from companion.web.game_routes import GameName
 
 TOKEN = "fuzz-token"
 NEW_GAME = {
@@ -113,6 +115,8 @@ def _mostly(draw: st.DrawFn) -> bool:
 
 
 def _path_value(draw: st.DrawFn, converter: Any) -> str:
+    if isinstance(converter, GameName) and _mostly(draw):
+        return str(draw(st.sampled_from(sorted(registry.games()))))
     if isinstance(converter, AnyConverter) and _mostly(draw):
         return str(draw(st.sampled_from(sorted(converter.items))))
     if isinstance(converter, IntegerConverter) and _mostly(draw):

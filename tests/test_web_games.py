@@ -287,3 +287,35 @@ def test_game_static_files_come_only_from_a_games_folder(garum_client: FlaskClie
             assert answer.status_code == 200 and answer.mimetype == "text/css"
     assert garum_client.get("/games/chess/static/chess.css").status_code == 404
     assert garum_client.get("/games/garum/static/../__init__.py").status_code == 404
+
+
+def test_the_default_game_has_its_own_routes_with_its_secrets_kept(
+    garum_client: FlaskClient,
+) -> None:
+    """``/garum`` and ``/api/garum/...`` are the generic routes every game has: the state a
+    viewer gets there hides what ``/api/state`` hides, and the operator acts by name."""
+    game = {
+        "board": "troia",
+        "variant": "standard",
+        "seats": [{"name": "Ana", "colours": ["B", "G"]}, {"name": "Ben", "colours": ["Y", "R"]}],
+    }
+    operator = {"X-Companion-Token": TOKEN}
+    started = garum_client.post("/api/garum/new_game", json=game, headers=operator)
+    assert started.status_code == 200, started.get_json()
+    whole = started.get_json()["state"]
+    seen = garum_client.get("/api/garum/state").get_json()
+    assert seen == garum_client.get("/api/state").get_json()
+    assert seen["aureus_hidden"] > 0 and len(seen["aureus"]) < len(whole["aureus"])
+    assert garum_client.get("/api/garum/state", headers=operator).get_json() == whole
+    page = garum_client.get("/garum").get_data(as_text=True)
+    assert 'data-events="/api/garum/events"' in page and "<svg" in page
+    refused = garum_client.post(
+        "/api/garum/act", json={"action": "choose_vat", "vat": 99}, headers=operator
+    )
+    assert refused.status_code in (400, 409) and "error" in refused.get_json()
+    assert garum_client.post("/api/garum/act", json={"action": "undo"}).status_code == 401
+    # Another game's routes, and a word that names no game, are not found.
+    assert garum_client.post("/api/ides/act", json={}, headers=operator).status_code == 404
+    assert garum_client.get("/api/chess/state").status_code == 404
+    assert garum_client.get("/chess").status_code == 404
+    assert garum_client.get("/tv").status_code == 200

@@ -1,11 +1,15 @@
 """Hostile requests to every dashboard endpoint through Flask's test client.
 
-Three callers take turns: a viewer with no credentials, the operator's tool with the token
-header, and the operator's browser (PIN login cookie and CSRF token).  A last phase sends
-wrong tokens and PINs from another address, then checks that the operator's own token
-still works.  A 500 is a finding on any request; a 2xx or 3xx is a finding when the request
-had to be refused (an invalid correction, a roll whose face the caller chose, an operator
-action without credentials).  Server-Sent Event streams are not fuzzed: they never end.
+What to send the games' routes comes from the registered games: each game's page kit offers
+requests for its table as it is now (:class:`RouteSample`), sent as they are, mutated,
+without credentials or with hostile form fields.  Three callers take turns: a viewer with
+no credentials, the operator's tool with the token header, and the operator's browser (PIN
+login cookie and CSRF token).  A last phase sends wrong tokens and PINs from another
+address, then checks that the operator's own token still works.  A 500 is a finding on
+any request; a 2xx or 3xx is a finding when the request had to be refused (one a game
+marks as against its rules, a surely invalid mutation of a body its route reads whole, an
+operator action without credentials).  Server-Sent Event streams are not fuzzed: they
+never end.
 """
 
 from __future__ import annotations
@@ -20,20 +24,25 @@ from urllib.parse import quote
 
 from flask import Flask, got_request_exception
 
+from companion.bounded_json import loads_bounded
+from companion.errors import InputError
 from companion.fuzz.hostile import Mutant, garbage, mutate_value, random_bytes
 from companion.fuzz.tally import ACCEPTED_INVALID, CRASH, HTTP_500, LOCKED_OUT, TargetTally
+from companion.games.page_seam import PageKit, RouteSample
 from companion.progress import Progress
+from companion.web.game_pages import installed_kits
 
 OPERATOR_ADDR = "10.0.0.2"
 VIEWER_ADDR = "10.0.0.3"
 STRANGER_ADDR = "10.0.0.66"
-GARUM_ACTIONS = ("new_game", "accept", "correct", "undo", "end", "choose_vat")
 PAGES = (
     *("/", "/tv", "/phone", "/live/table", "/live/tv", "/live/phone", "/history", "/setup"),
-    *("/login", "/qr.svg", "/ides", "/ides/live", "/api/state", "/api/ides/state"),
+    *("/login", "/qr.svg", "/api/state"),
 )
+GAME_PAGES = ("/{game}", "/{game}/live", "/api/{game}/state")  # every registered game's
+GAME_POSTS = ("/api/{game}/act", "/api/{game}/new_game", "/api/{game}/end", "/{game}/act")
+TABLE_ACTIONS = ("new_game", "undo", "end", "acknowledge")  # the table's own, for any game
 HOSTILE_NUMBERS = ("0", "1", "2", "9223372036854775808", "18446744073709551616", "9" * 5000)
-COLOURS = ("B", "G", "Y", "R")
 _CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 
 
@@ -59,25 +68,11 @@ class HttpCredentials:
     token_header: str = "X-Companion-Token"
 
 
-def _new_game_body(rng: random.Random) -> dict[str, Any]:
-    colours = list(COLOURS)
-    rng.shuffle(colours)
-    players = rng.choice((2, 3, 4))
-    if players == 2:
-        seats = [{"name": "Ana", "colours": colours[:2]}, {"name": "Ben", "colours": colours[2:]}]
-    else:
-        seats = [
-            {"name": n, "colours": [c]}
-            for n, c in zip(("Ana", "Ben", "Cy", "Di"), colours, strict=True)
-        ]
-        seats = seats[:players]
-    return {
-        "board": rng.choice(("troia", "baelo-claudia")),
-        "variant": rng.choice(("standard", "emperor", "haruspex")),
-        "seats": seats,
-        "ghost": colours[3] if players == 3 else None,
-        "first_seat": rng.randrange(players),
-    }
+def sample_path(game: str, sample: RouteSample) -> str:
+    """Where a game's sample goes: its own routes, or the table's when it says so."""
+    if sample.form is not None:
+        return f"/operator/{sample.route}" if sample.table else f"/{game}/{sample.route}"
+    return f"/api/{sample.route}" if sample.table else f"/api/{game}/{sample.route}"
 
 
 class HttpTarget:
@@ -102,18 +97,17 @@ class HttpTarget:
         self.browser = app.test_client()
         self.stranger = app.test_client()
         self.browser_csrf = ""
+        self.kits: dict[str, PageKit] = installed_kits()
+        self._views: dict[str, dict[str, Any]] = {}  # each game's state, until a change
         self._raised: list[BaseException] = []
         # Any app's: a dashboard may pass some paths on to another app (one per table).
         got_request_exception.connect(self._on_exception)
         self.generators: list[tuple[float, Callable[[], Request]]] = [
             (14, self.page),
-            (26, self.api_action),
-            (8, self.api_refusal),
+            (36, self.api_action),
+            (12, self.api_refusal),
             (8, self.without_token),
-            (8, self.operator_form),
-            (10, self.ides_act),
-            (3, self.ides_new_game),
-            (3, self.ides_form),
+            (11, self.operator_form),
             (3, self.login_form),
             (5, self.garbage_post),
             (2, self.valid_new_game),
@@ -130,6 +124,7 @@ class HttpTarget:
         for _ in range(count - final):
             if self.advance is not None and self.rng.random() < 0.08:
                 self.advance(self.rng)
+                self._views.clear()
             self.send(self.rng.choices(makers, weights)[0](), tally)
             if progress is not None:
                 progress.advance()
@@ -156,6 +151,8 @@ class HttpTarget:
         elif status == 401 and req.who == "cookie":
             self._log_in_browser()  # the session ended (a logout, a rotated token)
         accepted = 200 <= status < 400
+        if accepted and req.method != "GET":
+            self._views.clear()  # it may have changed a game
         if req.kind == "lockout probe" and status in (401, 429):
             tally.found(
                 LOCKED_OUT, "the right token refused after another address guessed", example
@@ -224,6 +221,27 @@ class HttpTarget:
         finally:
             response.close()
 
+    # -- what the games offer ---------------------------------------------------------------
+
+    def _sample(self, wanted: Callable[[RouteSample], bool]) -> tuple[str, RouteSample] | None:
+        """One of the requests the registered games offer for their tables as they are now
+        (each game's state asked of its own route, as a viewer, again after anything that
+        may have changed it), among those ``wanted``: a game with more to offer is fuzzed
+        more.  None if no game offers one."""
+        offered: list[tuple[str, RouteSample]] = []
+        for name, kit in self.kits.items():
+            view = self._views.get(name)
+            if view is None:
+                found = self._json(f"/api/{name}/state")
+                view = self._views[name] = found if isinstance(found, dict) else {}
+            offered += [(name, s) for s in kit.samples(view, self.rng) if wanted(s)]
+        return self.rng.choice(offered) if offered else None
+
+    @staticmethod
+    def _json_request(game: str, sample: RouteSample, kind: str, body: bytes, how: str) -> Request:
+        path = sample_path(game, sample)
+        return Request(kind, "POST", path, path, body=body, how=how, changes_game=True)
+
     # -- generators ------------------------------------------------------------------------
 
     def page(self) -> Request:
@@ -231,7 +249,8 @@ class HttpTarget:
         roll = rng.random()
         who = "viewer" if rng.random() < 0.7 else "token"
         if roll < 0.5:
-            path = rng.choice(PAGES)
+            pages = [*PAGES, *(p.format(game=g) for g in self.kits for p in GAME_PAGES)]
+            path = rng.choice(pages)
             return Request("page", "GET", path, path, who)
         if roll < 0.8:
             number = rng.choice(HOSTILE_NUMBERS)
@@ -246,206 +265,66 @@ class HttpTarget:
         path = "/" + quote(junk, safe="/%?=&;~").lstrip("/")
         return Request("junk path", "GET", path, "/<junk>", who)
 
-    def _valid_body(self, action: str) -> dict[str, Any]:
-        if action == "new_game":
-            return _new_game_body(self.rng)
-        if action == "correct":
-            state = self._json("/api/state") or {}
-            board = state.get("board") or {"cells": ["." * 16] * 16}
-            return {"board": board}
-        if action == "choose_vat":
-            return {"vat": self.rng.randint(1, 16)}
-        return {}
-
     def api_action(self) -> Request:
-        action = self.rng.choice(GARUM_ACTIONS)
-        m = mutate_value(self._valid_body(action), self.rng)
-        matters = action in ("new_game", "correct", "choose_vat")
-        return Request(
-            f"{action}: mutated body",
-            "POST",
-            f"/api/{action}",
-            f"/api/{action}",
-            body=m.data,
-            how=m.how,
-            invalid=m.surely_invalid and matters,
-            changes_game=True,
-        )
+        """A request a game accepts, as it is or mutated (then refused if surely invalid and
+        the route reads its whole body)."""
+        found = self._sample(lambda s: s.body is not None and not s.invalid)
+        if found is None:
+            return self.garbage_post()
+        game, sample = found
+        body = dict(sample.body or {})
+        if self.rng.random() < 0.3:
+            return self._json_request(
+                game, sample, sample.route, json.dumps(body).encode(), sample.how
+            )
+        m = mutate_value(body, self.rng)
+        req = self._json_request(game, sample, f"{sample.route}: mutated body", m.data, m.how)
+        return replace(req, invalid=m.surely_invalid and sample.checked)
 
     def api_refusal(self) -> Request:
         """A well-formed request the rules must refuse."""
-        rng = self.rng
-        action = rng.choice(("new_game", "correct", "choose_vat"))
-        if action == "correct":
-            colour = rng.choice(COLOURS)
-            board, how = rng.choice(
-                (
-                    ({"cells": [colour * 16] * 16}, f"256 {colour} cells: more tiles than exist"),
-                    ({"cells": ["." * 16] * 17}, "17 rows"),
-                    ({"cells": ["." * 15] * 16}, "rows of 15 cells"),
-                    ({"cells": ["X" * 16] * 16}, "cells of an unknown colour"),
-                    ({"cells": ["?" * 16] * 16}, "unreadable cells"),
-                )
-            )
-            body: dict[str, Any] = {"board": board}
-        elif action == "choose_vat":
-            raw = rng.choice(("1.9", '"3"', "true", "1" + "0" * 40, "0", "17", "-5", "NaN"))
-            data = f'{{"vat": {raw}}}'.encode()
-            return Request(
-                "choose_vat: no such vat",
-                "POST",
-                "/api/choose_vat",
-                "/api/choose_vat",
-                body=data,
-                how=f"vat {raw}",
-                invalid=True,
-                changes_game=True,
-            )
-        else:
-            body = _new_game_body(rng)
-            choice = rng.randrange(6)
-            if choice == 0:
-                body["seats"] = [{"name": f"P{i}", "colours": [c]} for i, c in enumerate("BGYRB")]
-                how = "five seats"
-            elif choice == 1:
-                body["seats"][0]["name"] = "N" * 41
-                how = "a 41-character name"
-            elif choice == 2:
-                body["first_seat"] = 0.5
-                how = "first_seat 0.5"
-            elif choice == 3:
-                body["variant"] = "bogus"
-                how = "an unknown variant"
-            elif choice == 4:
-                body["board"] = "../../etc/passwd"
-                how = "a board path"
-            else:
-                body["seats"][1]["colours"] = list(body["seats"][0]["colours"])
-                how = "two seats with the same colours"
-        return Request(
-            f"{action}: must be refused",
-            "POST",
-            f"/api/{action}",
-            f"/api/{action}",
-            body=json.dumps(body).encode(),
-            how=how,
-            invalid=True,
-            changes_game=True,
-        )
+        found = self._sample(lambda s: s.body is not None and s.invalid)
+        if found is None:
+            return self.api_action()
+        game, sample = found
+        body = json.dumps(sample.body).encode()
+        req = self._json_request(game, sample, f"{sample.route}: must be refused", body, sample.how)
+        return replace(req, invalid=True)
 
     def without_token(self) -> Request:
         """An operator action from a viewer: valid or not, it must change nothing."""
         roll = self.rng.random()
-        if roll < 0.5:
+        if roll < 0.7:
             inner = self.rng.choice((self.api_action, self.api_refusal))()
-        elif roll < 0.7:
-            inner = self.operator_form()
-        elif roll < 0.9:
-            inner = self.ides_act()
         else:
-            inner = self.ides_new_game()
+            inner = self.operator_form()
         return replace(inner, kind="operator action", who="viewer", headers={}, changes_game=True)
 
     def operator_form(self) -> Request:
+        """A game's form from the operator's browser, with hostile fields now and then, and
+        now and then without its CSRF token (which must be refused)."""
         rng = self.rng
-        action = rng.choice(GARUM_ACTIONS)
-        form: dict[str, Any] = {}
-        if action == "new_game":
-            body = _new_game_body(rng)
-            for i, seat in enumerate(body["seats"]):
-                form[f"name{i}"] = seat["name"]
-                form[f"colours{i}"] = seat["colours"]
-            form.update(board=body["board"], variant=body["variant"], first_seat="0")
-        elif action == "correct":
-            form["board"] = mutate_value(self._valid_body("correct"), rng).text
-        elif action == "choose_vat":
-            form["vat"] = rng.choice((*HOSTILE_NUMBERS, "1.9", "nan", "\x00", "😀"))
-        if form and rng.random() < 0.5:
+        found = self._sample(lambda s: s.form is not None)
+        if found is None:
+            return self.login_form()
+        game, sample = found
+        form: dict[str, Any] = dict(sample.form or {})
+        if form and rng.random() < 0.6:
             key = rng.choice(sorted(form))
-            form[key] = _hostile_text(rng)
-        how = "form " + ", ".join(sorted(form))
+            form[key] = _hostile_value(form[key], rng)
+        how = f"{sample.how}: form " + ", ".join(sorted(form))
         csrf_ok = rng.random() < 0.9
         form["csrf_token"] = self.browser_csrf if csrf_ok else rng.choice(("", "forged"))
+        path = sample_path(game, sample)
         return Request(
-            f"operator form {action}" + ("" if csrf_ok else " without CSRF"),
+            f"form {path}" + ("" if csrf_ok else " without CSRF"),
             "POST",
-            f"/operator/{action}",
-            f"/operator/{action}",
+            path,
+            path,
             "cookie",
             form=form,
             how=how,
             invalid=not csrf_ok,
-            changes_game=True,
-        )
-
-    def ides_act(self) -> Request:
-        state = self._json("/api/ides/state") or {}
-        choices = state.get("choices") or []
-        if not choices:
-            return self._ides_new_game_request(["Livia", "Marcus", "Julia"], "a new game")
-        rng = self.rng
-        action = dict(rng.choice(choices)["action"])
-        roll = rng.random()
-        if roll < 0.4:
-            how, invalid = f"offered {action.get('kind')}", False
-            data = json.dumps({"action": action}).encode()
-        elif roll < 0.6 and "face" in action:
-            action["face"] = rng.choice(("green", "red", "yellow", "purple"))
-            how, invalid = f"{action.get('kind')} with the face chosen by the caller", True
-            data = json.dumps({"action": action}).encode()
-        else:
-            m = mutate_value({"action": action}, rng)
-            data, how, invalid = m.data, m.how, m.surely_invalid
-        return Request(
-            "ides act",
-            "POST",
-            "/api/ides/act",
-            "/api/ides/act",
-            body=data,
-            how=how,
-            invalid=invalid,
-            changes_game=True,
-        )
-
-    def ides_new_game(self) -> Request:
-        rng = self.rng
-        players = ["Livia", "Marcus", "Julia", "Titus"][: rng.randint(2, 4)]
-        if rng.random() < 0.3:
-            bad = rng.choice(([], ["Solo"], ["A", "B", "C", "D", "E"], ["A", ""], ["A", "N" * 41]))
-            return self._ides_new_game_request(bad, f"players {bad!r}", invalid=True)
-        m = mutate_value({"players": players, "first_seat": 0}, rng)
-        return replace(self._ides_new_game_request(players, m.how, m.surely_invalid), body=m.data)
-
-    def _ides_new_game_request(self, players: Any, how: str, invalid: bool = False) -> Request:
-        data = json.dumps({"players": players, "first_seat": 0}).encode()
-        return Request(
-            "ides new game",
-            "POST",
-            "/api/ides/new_game",
-            "/api/ides/new_game",
-            body=data,
-            how=how,
-            invalid=invalid,
-            changes_game=True,
-        )
-
-    def ides_form(self) -> Request:
-        rng = self.rng
-        if rng.random() < 0.5:
-            form: dict[str, Any] = {"choice": _hostile_text(rng)}
-            path = "/ides/act"
-        else:
-            form = {"player": [_hostile_text(rng) for _ in range(rng.choice((1, 2, 5)))]}
-            path = "/ides/new"
-        form["csrf_token"] = self.browser_csrf
-        return Request(
-            f"ides form {path}",
-            "POST",
-            path,
-            path,
-            "cookie",
-            form=form,
-            how="hostile form fields",
             changes_game=True,
         )
 
@@ -467,10 +346,12 @@ class HttpTarget:
     def garbage_post(self) -> Request:
         rng = self.rng
         m: Mutant = garbage(rng)
-        path = rng.choice(
-            [f"/api/{a}" for a in GARUM_ACTIONS]
-            + ["/api/ides/act", "/api/ides/new_game", "/api/ides/end", "/login", "/ides/act"]
-        )
+        paths = [f"/api/{a}" for a in TABLE_ACTIONS] + ["/login"]
+        paths += [p.format(game=g) for g in self.kits for p in GAME_POSTS]
+        found = self._sample(lambda s: True)
+        if found is not None:
+            paths.append(sample_path(*found))
+        path = rng.choice(paths)
         content_type = rng.choice(
             (
                 "application/json",
@@ -491,14 +372,17 @@ class HttpTarget:
         )
 
     def valid_new_game(self) -> Request:
-        body = _new_game_body(self.rng)
-        return Request(
-            "new game",
-            "POST",
-            "/api/new_game",
-            "/api/new_game",
-            body=json.dumps(body).encode(),
-            how=f"{body['variant']} on {body['board']}",
+        found = self._sample(
+            lambda s: s.route == "new_game" and s.body is not None and not s.invalid
+        )
+        if found is None:
+            return self.api_action()
+        game, sample = found
+        return replace(
+            self._json_request(
+                game, sample, "new game", json.dumps(sample.body).encode(), sample.how
+            ),
+            changes_game=False,
         )
 
     def oversized(self) -> Request:
@@ -541,21 +425,31 @@ class HttpTarget:
                 how=f"PIN {guess!r}",
                 invalid=True,
             )
-        action = rng.choice(GARUM_ACTIONS)
         header = rng.choice(
             ((self.credentials.token_header, guess), ("Authorization", f"Bearer {guess}"))
         )
+        path, body = self._table_action(lambda s: True)
         return Request(
             "wrong token",
             "POST",
-            f"/api/{action}",
-            f"/api/{action}",
+            path,
+            path,
             "stranger",
-            body=json.dumps(self._valid_body(action)).encode(),
+            body=body,
             headers=dict([header]),
             how=f"{header[0]}: {guess!r}",
             changes_game=True,
         )
+
+    def _table_action(self, wanted: Callable[[RouteSample], bool]) -> tuple[str, bytes]:
+        """A request a game accepts at the table's own routes (where guesses and the probe
+        both go: one table, one throttle), or else one of the table's own actions."""
+        found = self._sample(
+            lambda s: s.table and s.body is not None and not s.invalid and wanted(s)
+        )
+        if found is None:
+            return f"/api/{self.rng.choice(TABLE_ACTIONS)}", b"{}"
+        return sample_path(*found), json.dumps(found[1].body).encode()
 
     def _stranger_csrf(self) -> str:
         page = self._page(self.stranger, "/login", {"REMOTE_ADDR": STRANGER_ADDR})
@@ -564,13 +458,14 @@ class HttpTarget:
 
     def lockout_probe(self) -> Request:
         """The operator's own token, from the operator's address, after the guesses."""
+        path, body = self._table_action(lambda s: s.route == "new_game")
         return Request(
             "lockout probe",
             "POST",
-            "/api/new_game",
-            "/api/new_game",
+            path,
+            path,
             "token",
-            body=json.dumps(_new_game_body(self.rng)).encode(),
+            body=body,
             how="the right token after another address's wrong guesses",
         )
 
@@ -585,7 +480,22 @@ def _hostile_text(rng: random.Random) -> str:
             "A" * 100_000,
             "\u202e" + "😀" * 10,
             "[" * 10_000,
-            '{"kind": "roll", "die": "orange", "face": "green"}',
+            *HOSTILE_NUMBERS,
+            *("1.9", "nan", "-5"),
             random_bytes(rng, 32).decode("latin-1"),
         )
     )
+
+
+def _hostile_value(value: str | list[str], rng: random.Random) -> str | list[str]:
+    """A form field's value made hostile: JSON text mutated as JSON half the time (it
+    stays close to what the game reads), else hostile text; a list, a few hostile texts."""
+    if isinstance(value, list):
+        return [_hostile_text(rng) for _ in range(rng.choice((1, 2, 5)))]
+    try:
+        parsed = loads_bounded(value, source="form field")
+    except InputError:
+        parsed = None
+    if isinstance(parsed, dict | list) and rng.random() < 0.5:
+        return mutate_value(parsed, rng).text
+    return _hostile_text(rng)

@@ -1,20 +1,25 @@
-"""What a game gives the dashboard: its templates, its stylesheet, and its view as page context.
+"""What a game gives the dashboard: its templates, its stylesheet, its view as page context,
+and how its own routes read an operator's action.
 
 The dashboard's generic pages (``/``, ``/tv``, ``/phone``, ``/setup``, ``/history``) ask the
 registry for the game a view belongs to (its ``game_kind``) and render that game's templates
 inside the generic shells.  A game's templates live in its own package and are found under
 its name: ``"<game>/_table.html"`` is ``_table.html`` in that game's template folder.
+Every game also has its own routes, ``/<game>/...`` and ``/api/<game>/...``; the kit says
+how an action is read from their JSON and forms, and which of its errors are refusals.
 Everything here is plain Python and Jinja data, so the games stay below the web layer: no
 Flask, no requests.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from companion.errors import InputError
 from companion.games.story import story_of
 
 #: A submitted form as the dashboard hands it to a game: every field's values, in order.
@@ -31,8 +36,9 @@ class PageTemplates:
     phone: str  # the live part of the phone view (``/phone``): compact, the same facts
     setup_fields: str  # the fields of the new-game form for this game
     replay: str  # the board or position of one step of a logged game (``/history/<game>``)
-    #: Old unprefixed template names the game's own routes still render (kept for old URLs).
-    aliases: Mapping[str, str] = field(default_factory=dict)
+    #: The whole page at ``/<game>`` (a shell around ``table`` if the game brings none); it
+    #: is also drawn for a view whose ``status`` is ``absent``: the table plays another game.
+    page: str | None = None
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,73 @@ def logged_story(events: Sequence[Any]) -> LoggedGame:
     """A logged game as its generic kinds tell it (no replay, no record)."""
     story = story_of(events)
     return LoggedGame(story.turns, story.ended, story.end_hash)
+
+
+@dataclass(frozen=True)
+class AskedAction:
+    """An operator's action as a game's route read it: the referee's action name and args."""
+
+    name: str
+    args: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """The rules' no, in their words; ``code`` names the rule when the game has codes."""
+
+    message: str
+    code: str | None = None
+
+
+@dataclass(frozen=True)
+class RouteSample:
+    """One request a game's routes take, for ``companion bench fuzz`` to send and mutate.
+
+    ``route`` is an action's name: under ``/api/<game>/`` for a JSON ``body``, under
+    ``/<game>/`` for a ``form``; with ``table`` set, under the table's own ``/api/`` and
+    ``/operator/`` instead."""
+
+    route: str
+    how: str
+    body: Mapping[str, Any] | None = None
+    form: Mapping[str, str | list[str]] | None = None
+    invalid: bool = False  # the game must refuse it as it is (a form's 302 says nothing)
+    checked: bool = True  # the whole body is read: a surely invalid mutation must be refused
+    table: bool = False
+
+
+def _first(form: FormFields, key: str) -> str | None:
+    values = form.get(key) or ()
+    return values[0] if values else None
+
+
+class NamedActions:
+    """How most games' routes read an action: ``{"action": "<name>", ...args}`` (the form's
+    fields likewise, one value each); a kit inherits this and overrides what differs."""
+
+    def read_action(self, body: Mapping[str, Any]) -> AskedAction:
+        """The action a JSON body to ``/api/<game>/act`` asks for; errors name the field."""
+        name = body.get("action")
+        if not isinstance(name, str) or not name:
+            raise InputError("expected the name of one of the game's actions", field="action")
+        return AskedAction(name, {k: v for k, v in body.items() if k != "action"})
+
+    def read_form_action(self, form: FormFields) -> AskedAction:
+        """The action the ``/<game>/act`` form asks for (its values are text)."""
+        fields = {k: _first(form, k) for k in form if k != "csrf_token"}
+        return self.read_action(fields)
+
+    def applied(self, result: object) -> dict[str, Any]:
+        """What the API answers besides the new state once an action is carried out."""
+        return {"result": result}
+
+    def refusal(self, error: Exception) -> Refusal | None:
+        """``error`` as the rules' refusal, or None when it is not one of the game's."""
+        return None
+
+    def samples(self, view: Mapping[str, Any], rng: random.Random) -> Sequence[RouteSample]:
+        """Requests worth sending the game's routes now (``view``: the table's state)."""
+        return ()
 
 
 class PageKit(Protocol):
@@ -105,3 +178,15 @@ class PageKit(Protocol):
         """What the history list shows of a logged game, from its opening event's payload:
         ``{"setup": "<one line>", "players": ["<name>", ...]}``."""
         ...
+
+    # -- the game's own routes: see :class:`NamedActions`, which most kits inherit ------------
+
+    def read_action(self, body: Mapping[str, Any]) -> AskedAction: ...
+
+    def read_form_action(self, form: FormFields) -> AskedAction: ...
+
+    def applied(self, result: object) -> dict[str, Any]: ...
+
+    def refusal(self, error: Exception) -> Refusal | None: ...
+
+    def samples(self, view: Mapping[str, Any], rng: random.Random) -> Sequence[RouteSample]: ...

@@ -16,8 +16,8 @@ bp = Blueprint("api", __name__, url_prefix="/api")
 
 
 def caller_view() -> dict[str, Any]:
-    """The table as this caller may see it: whole for the operator, the aureus order only as
-    far as revealed for everyone else (so a phone cannot peek at the next rounds)."""
+    """The table as this caller may see it: whole for the operator; for everyone else, what
+    the game lets anyone watching see (so a phone cannot peek at what the game hides)."""
     table = services().table
     view = table.snapshot()
     return view if is_operator() else table.referee.viewer_view(view)
@@ -62,7 +62,8 @@ def events() -> Response:
     return event_stream(services().table.viewers)
 
 
-def _body() -> dict[str, Any]:
+def json_body() -> dict[str, Any]:
+    """The request's JSON object (an empty body is an empty object)."""
     if not request.data:
         return {}
     data = request.get_json(silent=True)
@@ -89,5 +90,5 @@ def perform(action: str, data: dict[str, Any], *, from_form: bool = False) -> An
 @bp.post("/<any(new_game, accept, correct, undo, end, choose_vat, acknowledge):action>")
 @operator_required
 def operator_action(action: str) -> Any:
-    result = perform(action, _body())
+    result = perform(action, json_body())
     return jsonify(result=result, state=services().table.snapshot())

@@ -14,8 +14,9 @@ from companion.web.api import bp as api_bp
 from companion.web.auth import LoginThrottle, OperatorSessions, csrf_token, is_operator
 from companion.web.config import WebConfig
 from companion.web.game_pages import GamesLoader
+from companion.web.game_routes import GameName
+from companion.web.game_routes import bp as game_bp
 from companion.web.headers import send_security_headers
-from companion.web.ides import bp as ides_bp
 from companion.web.page_globals import PAGE_GLOBALS
 from companion.web.pages import bp as pages_bp
 from companion.web.services import Services
@@ -40,9 +41,10 @@ def create_app(config: WebConfig | None = None, services: Services | None = None
     app.extensions["companion_sessions"] = OperatorSessions()
     app.extensions["companion_partials"] = {}  # (template, version) -> viewers' HTML
 
+    app.url_map.converters["game"] = GameName
     app.register_blueprint(api_bp)
     app.register_blueprint(pages_bp)
-    app.register_blueprint(ides_bp)
+    app.register_blueprint(game_bp)
 
     app.jinja_env.loader = ChoiceLoader([app.create_global_jinja_loader(), GamesLoader()])
     app.jinja_env.globals.update(PAGE_GLOBALS)

@@ -50,10 +50,15 @@ def template_of(kind: str, part: str) -> str:
     return f"{kind}/{getattr(kit_for(kind).templates, part)}"
 
 
+def page_of(kind: str) -> str | None:
+    """The full template name of the game's own page at ``/<game>``, if it brings one."""
+    page = kit_for(kind).templates.page
+    return None if page is None else f"{kind}/{page}"
+
+
 class GamesLoader(BaseLoader):
     """Every game's template folder under the game's name, asked of the registry on each
-    load so a game registered after the app was made is found too; also the old unprefixed
-    names a game's own routes still render (its kit's ``aliases``)."""
+    load so a game registered after the app was made is found too."""
 
     def get_source(
         self, environment: Environment, template: str
@@ -62,8 +67,4 @@ class GamesLoader(BaseLoader):
         kind, slash, rest = template.partition("/")
         if slash and kind in kits:
             return FileSystemLoader(kits[kind].template_folder()).get_source(environment, rest)
-        for kit in kits.values():
-            if template in kit.templates.aliases:
-                own = kit.templates.aliases[template]
-                return FileSystemLoader(kit.template_folder()).get_source(environment, own)
         raise TemplateNotFound(template)

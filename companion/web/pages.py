@@ -73,13 +73,15 @@ def phone() -> str:
 
 @bp.get("/live/<any(table, tv, phone):page>")
 def live(page: str) -> str:
-    """The changing part of a page, fetched again on every server-sent event.
-
-    Every viewer (not the operator, whose copy has forms) gets the same HTML for a
-    version, so it is rendered once per change, not once per phone.
-    """
+    """The changing part of a page, fetched again on every server-sent event."""
     view = caller_view()
-    part = template_of(game_kind(view), page)
+    return live_part(view, template_of(game_kind(view), page))
+
+
+def live_part(view: dict[str, Any], part: str) -> str:
+    """``part`` drawn for ``view``.  Every viewer (not the operator, whose copy has forms)
+    gets the same HTML for a version, so it is rendered once per change, not once per phone.
+    """
     if is_operator():
         return render_template(part, **page_context(view))
     cache: dict[tuple[str, int], str] = current_app.extensions["companion_partials"]

@@ -14,7 +14,13 @@ from typing import Any
 
 from companion.bounded_json import loads_bounded
 from companion.errors import InputError
-from companion.games.page_seam import FormFields, LoggedGame, PageTemplates, logged_story
+from companion.games.page_seam import (
+    FormFields,
+    LoggedGame,
+    NamedActions,
+    PageTemplates,
+    logged_story,
+)
 
 FOLDER = Path(__file__).parent
 PLAIN = (str, int, float, bool, type(None))
@@ -35,8 +41,9 @@ def player_rows(view: Mapping[str, Any]) -> tuple[list[str], list[dict[str, Any]
     return columns, rows
 
 
-class PlainPages:
-    """The page kit of a game without one (see the module docstring)."""
+class PlainPages(NamedActions):
+    """The page kit of a game without one (see the module docstring); its own routes read
+    actions by name (``{"action": "<name>", ...args}``)."""
 
     templates = PageTemplates(
         table="_view.html",

@@ -6,22 +6,32 @@ Pure Python and Jinja templates; the web layer finds this kit through
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from companion.boards.profile import BoardProfile, load_profile
+from companion.bounded_json import loads_bounded
 from companion.games.garum.history import fold
 from companion.games.garum.lights import LightStatus, TurnLights
 from companion.games.garum.pages.board_svg import board_svg
 from companion.games.garum.pages.end_screen import action_message, track_top, winner_words
 from companion.games.garum.pages.folders import STATIC_FOLDER, STYLESHEET, TEMPLATE_FOLDER
 from companion.games.garum.pages.result_image import result_svg
+from companion.games.garum.pages.samples import route_samples
 from companion.games.garum.replay import export_lines, game_at
 from companion.games.garum.rules import COLOUR_NAMES
 from companion.games.garum.view import table_view, viewer_view
-from companion.games.page_seam import FormFields, LoggedGame, PageTemplates
+from companion.games.page_seam import (
+    AskedAction,
+    FormFields,
+    LoggedGame,
+    NamedActions,
+    PageTemplates,
+    RouteSample,
+)
 
 DEFAULT_BOARD = "troia"  # the board drawn before any game has started
 SEATS_ON_FORM = 4
@@ -84,8 +94,9 @@ def _first(form: FormFields, key: str, default: str = "") -> str:
     return values[0] if values else default
 
 
-class GarumPages:
-    """Garum's page kit (see :class:`companion.games.page_seam.PageKit`)."""
+class GarumPages(NamedActions):
+    """Garum's page kit (see :class:`companion.games.page_seam.PageKit`); its own routes
+    read actions by name, as the table's ``/api/<action>`` routes do."""
 
     templates = PageTemplates(
         table="_table.html",
@@ -157,6 +168,16 @@ class GarumPages:
 
     def action_message(self, action: str, result: Any) -> str:
         return action_message(action, result)
+
+    def read_form_action(self, form: FormFields) -> AskedAction:
+        """As :class:`NamedActions` reads it, with the correction editor's board as JSON."""
+        asked = super().read_form_action(form)
+        if isinstance(asked.args.get("board"), str):
+            asked.args["board"] = loads_bounded(asked.args["board"], source="board")
+        return asked
+
+    def samples(self, view: Mapping[str, Any], rng: random.Random) -> Sequence[RouteSample]:
+        return route_samples(view, rng)
 
 
 PAGES = GarumPages()

@@ -7,12 +7,25 @@ table publishes it; the web layer finds this kit through the registry, never by 
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from companion.bounded_json import loads_bounded
+from companion.games.ides import Action, IllegalAction, Rule, action_from_dict, action_to_dict
 from companion.games.ides.dice import DiceMode
-from companion.games.page_seam import FormFields, LoggedGame, PageTemplates, logged_story
+from companion.games.ides.pages.samples import route_samples
+from companion.games.page_seam import (
+    AskedAction,
+    FormFields,
+    LoggedGame,
+    PageTemplates,
+    Refusal,
+    RouteSample,
+    logged_story,
+)
+from companion.games.table_seam import ActionError
 
 FOLDER = Path(__file__).parent
 PLAYERS_ON_FORM = 4
@@ -28,7 +41,7 @@ class IdesPages:
         phone="_phone.html",
         setup_fields="setup_fields.html",
         replay="replay.html",
-        aliases={"ides.html": "page.html", "_ides.html": "_table.html"},
+        page="page.html",
     )
     stylesheet = "ides.css"
 
@@ -71,6 +84,36 @@ class IdesPages:
             "setup": f"{header.get('dice_mode', DiceMode.ELECTRONIC.value)} dice",
             "players": [str(p) for p in players],
         }
+
+    # -- its own routes: every choice is the current player's action, as the rules write it
+
+    def read_action(self, body: Mapping[str, Any]) -> AskedAction:
+        """``{"action": {...}}`` as ``action_to_dict`` writes it (a roll's face is thrown
+        by the table unless the game uses physical dice)."""
+        return _play(action_from_dict(body.get("action")))
+
+    def read_form_action(self, form: FormFields) -> AskedAction:
+        """The page's ``choice``: one offered action as JSON."""
+        raw = (form.get("choice") or [""])[0]
+        return _play(action_from_dict(loads_bounded(raw, source="choice"), path="choice"))
+
+    def applied(self, result: object) -> dict[str, Any]:
+        return {"action": action_to_dict(result)} if isinstance(result, Action) else {}
+
+    def refusal(self, error: Exception) -> Refusal | None:
+        """The rules' refusal; ending a table with no game in play is one too."""
+        if isinstance(error, IllegalAction):
+            return Refusal(error.message, error.code.value)
+        if isinstance(error, ActionError):
+            return Refusal(str(error), Rule.GAME_OVER.value)
+        return None
+
+    def samples(self, view: Mapping[str, Any], rng: random.Random) -> Sequence[RouteSample]:
+        return route_samples(view, rng)
+
+
+def _play(action: Action) -> AskedAction:
+    return AskedAction("play", {"action": action, "by": "operator"})
 
 
 PAGES = IdesPages()
