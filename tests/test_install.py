@@ -26,7 +26,13 @@ from companion.web.token_file import read_token, write_token
 ROOT = Path(__file__).resolve().parent.parent
 UNIT = ROOT / "hardware" / "companion.service"
 HOME = "/home/companion"  # the service user's home in the unit and the install guide
-READERS = ("companion/table/config.py", "companion/app/table.py", "companion/app/ides.py")
+READERS = (
+    "companion/table/config.py",
+    "companion/app/parts.py",
+    "companion/app/table.py",
+    "companion/games/garum/live.py",
+    "companion/games/ides/live.py",
+)
 
 
 def unit_service_section(path: Path) -> dict[str, list[str]]:
