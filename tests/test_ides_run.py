@@ -94,3 +94,16 @@ def test_an_ides_config_without_players_is_refused(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     assert "game.players" in result.stderr and "2 to 4 players" in result.stderr
+
+
+def test_an_ides_config_with_a_bad_dice_roll_is_refused(tmp_path: Path) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text(CONFIG + 'dice_roll_s = "slow"\n')
+    result = subprocess.run(
+        [sys.executable, "-m", "companion", "run", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert "game.dice_roll_s" in result.stderr and str(config) in result.stderr

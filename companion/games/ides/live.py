@@ -33,7 +33,7 @@ TEMPLATE = (
     'players = ["Livia", "Marcus", "Julia"]  # 2 to 4 names, clockwise',
     'dice_mode = "electronic" # the companion throws; "physical": the operator enters what',
     '                         # the real dice show (default "electronic")',
-    f"dice_roll_s = {ROLL_S}         # seconds the dice LEDs roll before the faces show "
+    f"{f'dice_roll_s = {ROLL_S}':<25}# seconds the dice LEDs roll before the faces show "
     f"(default {ROLL_S})",
 )
 
