@@ -14,6 +14,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from companion.app.table import serve
+from companion.cafe.broker import check_ca_file
 from companion.cafe.options import cafe_from_args
 from companion.games import registry
 from companion.games.live_seam import DemoTable, live_of
@@ -26,6 +27,8 @@ def run_demo(args: argparse.Namespace) -> int:
     if isinstance(plan, int):
         return plan
     cafe = cafe_from_args(args)
+    if cafe is not None:
+        check_ca_file(cafe.broker.ca_file)
     with ExitStack() as stack:
         data_dir = plan.data_dir
         if data_dir is None:

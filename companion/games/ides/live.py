@@ -11,10 +11,9 @@ import argparse
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from companion.devices.buttons import ButtonAction, ButtonEvent
 from companion.errors import InputError
 from companion.games.ides import DiceMode
-from companion.games.ides.buttons import IDES_PINS
+from companion.games.ides.buttons import IDES_PINS, meaning
 from companion.games.ides.lights import DiceLights
 from companion.games.ides.referee import IdesSetup
 from companion.games.live_seam import (
@@ -25,7 +24,6 @@ from companion.games.live_seam import (
     LiveInputs,
     LiveTable,
 )
-from companion.games.table_seam import ButtonPress
 
 ROLL_S = 0.6  # dice animation at a watchable pace
 
@@ -102,12 +100,3 @@ def roll_seconds(config: LiveConfig) -> float:
             "expected seconds, 0 to 10", source=config.source, field="game.dice_roll_s"
         )
     return float(value)
-
-
-def meaning(event: ButtonEvent) -> ButtonPress | None:
-    """Each button presses its own name; one held down too long says so once."""
-    if event.action is ButtonAction.STUCK:
-        return ButtonPress(f"{event.button.value} stuck")
-    if event.action is not ButtonAction.PRESSED:
-        return None
-    return ButtonPress(event.button.value)
