@@ -50,9 +50,6 @@ class LiveConfig(Protocol):
     def camera(self) -> Part: ...
 
     @property
-    def lights(self) -> Part: ...
-
-    @property
     def buttons(self) -> Part: ...
 
     @property
