@@ -8,13 +8,17 @@ import threading
 from enum import StrEnum
 from typing import Any
 
-from companion.app.ides import ides_session
+from companion.app.parts import NoLights
+from companion.app.table import LiveSession
 from companion.games.ides import Action, Dice, DiceFaces, DiceMode, Game
 from companion.games.ides.lights import LightsOut
-from companion.games.ides.referee import IdesMatch, IdesSetup
+from companion.games.ides.live import IdesLive
+from companion.games.ides.referee import IdesMatch, IdesReferee, IdesSetup
 from companion.games.table_seam import ButtonPress, canonical_json
 from companion.table.commands import Press
+from companion.table.config import TableConfig
 from companion.table.log import GameLog
+from companion.table.session import TableSession
 
 
 class IdesStatus(StrEnum):
@@ -131,6 +135,21 @@ class IdesDriver:
         self._stop.set()
         if self._owner is not None:
             self._owner.join(timeout=5)
+
+
+def ides_session(
+    log: GameLog, lights: LightsOut | None, *, roll_s: float, dice: Dice | None = None
+) -> TableSession:
+    """A table session playing The Ides of March on ``log``, its lights wired as a live
+    table wires them: a roll animates the dice LEDs for ``roll_s`` before the faces show
+    (on the dashboard too)."""
+    handle = LiveSession()
+    game = {"game": "ides", "dice_roll_s": roll_s}
+    config = TableConfig(source="test", data_dir=log.path.parent, game=game)
+    sink = IdesLive().lights(lights or NoLights(), config, handle)
+    table = TableSession(log, sink, referee=IdesReferee(dice))
+    handle.bind(table)
+    return table
 
 
 def state_digest(game: Game | None) -> str:

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from garum_helpers import with_cells
 
-from companion.app.table import DEFAULT_GAME, new_game_from
 from companion.games.garum import tile_owner
+from companion.games.garum.live import DEFAULT_SETUP, new_game_from
 from companion.games.garum.players import Move, PlayersPlan, SimulatedPlayers, legal_move
 from companion.games.garum.referee import SetupRequest
 from companion.games.garum.sighting import Sighting
@@ -78,7 +78,7 @@ def log(tmp_path: Path) -> Iterator[GameLog]:
 
 def demo(log: GameLog, **plan: object) -> Demo:
     session = TableSession(log, RecordingLights(), rng=random.Random(7))
-    session.operate("new_game", request=new_game_from(DEFAULT_GAME, "test"))
+    session.operate("new_game", request=new_game_from(DEFAULT_SETUP, "test"))
     options = {"pace_s": 0.0, "patience_s": None, "mistakes_at": (3,)} | plan
     return Demo(session, SimulatedPlayers(session, PlayersPlan(**options), random.Random(5)))  # type: ignore[arg-type]
 
@@ -307,8 +307,8 @@ def test_the_players_keep_their_pace(log: GameLog) -> None:
 
 
 def test_a_plan_is_taken_from_the_table_file(tmp_path: Path) -> None:
-    from companion.app.table import players_plan
     from companion.errors import InputError
+    from companion.games.garum.live import players_plan
     from companion.table.config import demo_config
 
     config = demo_config(tmp_path, pace_s=4.0, patience_s=None, mistakes_at=(2, 9))

@@ -12,6 +12,11 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
+from cafe_helpers import hub, wait_for
+
+from companion.cafe.mosquitto import LocalBroker
+
 TOKEN = "ides-pin"
 CONFIG = """
 data_dir = "data"
@@ -94,3 +99,39 @@ def test_an_ides_config_without_players_is_refused(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     assert "game.players" in result.stderr and "2 to 4 players" in result.stderr
+
+
+def test_an_ides_config_with_a_bad_dice_roll_is_refused(tmp_path: Path) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text(CONFIG + 'dice_roll_s = "slow"\n')
+    result = subprocess.run(
+        [sys.executable, "-m", "companion", "run", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert "game.dice_roll_s" in result.stderr and str(config) in result.stderr
+
+
+@pytest.mark.mosquitto
+@pytest.mark.timeout(120)
+def test_the_ides_demo_is_published_to_the_cafe_like_any_table(
+    tmp_path: Path, broker: LocalBroker
+) -> None:
+    """The demo of a game other than the default one is wired like every table: its game
+    log is published, and the room's card follows the game to its end."""
+    with hub(broker.url) as (room, _, _):
+        result = subprocess.run(
+            [sys.executable, "-m", "companion", "demo", "--game", "ides", "--fast",
+             "--port", "0", "--seed", "5", "--players", "2", "--hold", "0",
+             "--data-dir", str(tmp_path / "data"), "--mqtt", broker.url, "--table", "ides-1"],
+            capture_output=True, text=True, timeout=100,
+            env={**os.environ, "COMPANION_OPERATOR_TOKEN": TOKEN},
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        card = wait_for(lambda: room.card("ides-1"), what="the demo's card")
+        wait_for(lambda: room.card("ides-1")["status"] == "ended", what="the game's end")
+    card = room.card("ides-1")
+    assert card is not None and card["game_kind"] == "ides"
+    assert [seat["name"] for seat in card["seats"]] == ["Aulus", "Livia"]

@@ -16,8 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from companion.app.table import game_of
 from companion.cli import main
 from companion.errors import InputError
+from companion.games.live_seam import live_of
+from companion.games.registry import DEFAULT_GAME, games
 from companion.table.config import load_config
 from companion.table.config_template import TemplateChoices, config_template
 from companion.web.config import WebConfig
@@ -26,7 +29,13 @@ from companion.web.token_file import read_token, write_token
 ROOT = Path(__file__).resolve().parent.parent
 UNIT = ROOT / "hardware" / "companion.service"
 HOME = "/home/companion"  # the service user's home in the unit and the install guide
-READERS = ("companion/table/config.py", "companion/app/table.py", "companion/app/ides.py")
+READERS = (
+    "companion/table/config.py",
+    "companion/app/parts.py",
+    "companion/app/table.py",
+    "companion/games/garum/live.py",
+    "companion/games/ides/live.py",
+)
 
 
 def unit_service_section(path: Path) -> dict[str, list[str]]:
@@ -124,6 +133,25 @@ def test_init_writes_every_key_the_table_reads() -> None:
     assert {"data_dir", "host", "port", "token_file", "kind", "record", "players"} <= read
     missing = {key for key in read if not re.search(rf"^#? ?{key} =|[ #]{key} = ", text, re.M)}
     assert not missing, f"keys the table reads but the template does not show: {missing}"
+
+
+@pytest.mark.parametrize("name", list(games()))
+def test_each_games_example_section_starts_that_game(tmp_path: Path, name: str) -> None:
+    """The template shows every installed game's ``[game]`` keys; uncommented, they start
+    that game."""
+    plugin = games()[name]
+    example = list(live_of(plugin).template())
+    template = config_template(TemplateChoices(camera="none", lights="none", buttons="none"))
+    assert example and all(f"# {line}" in template.splitlines() for line in example)
+    assert f"For {plugin.title} (game = {json.dumps(name)}):" in template
+    path = tmp_path / "table.toml"
+    path.write_text(template + f"[game]\ngame = {json.dumps(name)}\n" + "\n".join(example))
+    config = load_config(path)
+    assert game_of(config) is plugin
+    assert live_of(plugin).setup(config.game, config.source) is not None
+    if name == DEFAULT_GAME:  # a file naming no game plays the default one
+        path.write_text(template + "[game]\n" + "\n".join(example))
+        assert game_of(load_config(path)) is plugin
 
 
 @pytest.mark.parametrize(

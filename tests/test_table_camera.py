@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from companion.app.table import DEFAULT_GAME, Table, new_game_from
+from companion.app.table import Table
 from companion.boards import load_profile
 from companion.games.garum.camera import CameraReadings
+from companion.games.garum.live import DEFAULT_SETUP, new_game_from
 from companion.games.garum.players import PlayersPlan, SimulatedPlayers
 from companion.games.garum.referee import SetupRequest
 from companion.games.garum.simcam import SimulatedPlayersCamera
@@ -31,7 +32,7 @@ CLEAN = PlayersPlan(pace_s=0.0, patience_s=None, mistakes_at=())
 def session(tmp_path: Path) -> Iterator[TableSession]:
     log = GameLog(tmp_path / "table.db")
     table = TableSession(log, RecordingLights(), rng=random.Random(1))
-    table.operate("new_game", request=new_game_from(DEFAULT_GAME, "test"))
+    table.operate("new_game", request=new_game_from(DEFAULT_SETUP, "test"))
     yield table
     log.close()
 

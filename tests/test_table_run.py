@@ -272,3 +272,79 @@ def test_the_demo_command_plays_at_a_live_table_and_starts_fresh(tmp_path: Path)
     key = load_or_create_key(default_key_path())  # the demo's key, under this test's config home
     with GameLog(tmp_path / "table.db", key=key) as log:
         assert len(log.games()) == 2 and log.verify().status is ChainStatus.KEYED
+
+
+ROOT = Path(__file__).resolve().parent.parent
+TOY_RUN = (
+    "import sys, toy_game\n"
+    "from companion.games import registry\n"
+    "registry.register(toy_game.GAME)\n"
+    "from companion.cli import main\n"
+    "sys.exit(main(sys.argv[1:]))\n"
+)
+TOY_CONFIG = """
+data_dir = "data"
+[web]
+port = 0
+[lights]
+kind = "print"
+[game]
+game = "twentyone"
+players = ["Ann", "Bo", "Cy"]
+"""
+
+
+def run_toy_table(config: Path) -> subprocess.Popen[str]:
+    """``companion run`` in a process where the toy game of the seam tests is installed."""
+    return subprocess.Popen(
+        [sys.executable, "-c", TOY_RUN, "run", "--config", str(config)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")]),
+            "COMPANION_OPERATOR_TOKEN": "pin-1234",
+        },
+    )
+
+
+def test_a_table_file_naming_another_installed_game_serves_that_game(tmp_path: Path) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text(TOY_CONFIG)
+    for start in ("new", "resumed"):
+        proc = run_toy_table(config)
+        try:
+            assert proc.stdout is not None
+            first = proc.stdout.readline()
+            assert first.startswith("dashboard: http://127.0.0.1:"), first
+            url = first.split()[1].rstrip("/")
+            with urllib.request.urlopen(url + "/api/state", timeout=10) as response:
+                state = json.loads(response.read())
+            assert state["game_kind"] == "twentyone" and state["status"] == "playing"
+            assert state["players"] == ["Ann", "Bo", "Cy"] and state["total"] == 0
+            rest = proc.stdout.readline() + proc.stdout.readline()
+            assert str(tmp_path / "data" / "table.db") in rest
+            if start == "resumed":
+                assert proc.stdout.readline().startswith(f"resuming game {state['game']}")
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=30)
+        assert proc.returncode == 0, err
+        assert "lights: seat 0" in err  # the game's own picture, on the terminal
+    with GameLog(tmp_path / "data" / "table.db", key=load_or_create_key(default_key_path())) as log:
+        assert len(log.games()) == 1  # the restart took the game up again
+
+
+def test_a_table_file_naming_no_installed_game_is_refused_in_one_line(tmp_path: Path) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text(TOY_CONFIG.replace("twentyone", "chess"))
+    result = subprocess.run(
+        [sys.executable, "-m", "companion", "run", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert "game.game" in result.stderr and "no game called 'chess'" in result.stderr
+    assert str(config) in result.stderr and "Traceback" not in result.stderr

@@ -1,180 +1,88 @@
 """The table assembled: game log, session thread, hardware and dashboard, from one config.
 
-This is the only place that knows which concrete camera, LED device and buttons are used;
-adding a backend is one more case in :func:`make_readings`, :func:`make_lights` or
-:func:`make_buttons`.
+The same parts are wired for every game; the game named by the ``[game]`` section (the
+registry's default game when none is named) adds what is its own through its live seam
+(:mod:`companion.games.live_seam`): the game to start, the camera, what the buttons mean,
+how the LEDs are driven and what the terminal is told.
 """
 
 from __future__ import annotations
 
-import random
 import signal
 import sys
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from companion.boards.profile import BUILTIN, load_profile
-from companion.devices.buttons import Button as DeviceButton
-from companion.devices.buttons import Buttons, RPiGPIOPins
-from companion.errors import InputError
-from companion.games.garum import parse_record
-from companion.games.garum.camera import CameraReadings
-from companion.games.garum.frames import render_jpeg
-from companion.games.garum.players import PlayersPlan, SimulatedPlayers, WatchedTable
-from companion.games.garum.referee import SetupRequest, make_setup
-from companion.games.garum.simcam import SimulatedPlayersCamera
-from companion.games.garum.sources import PlayersReadings, RecordReadings
-from companion.games.simulated import DEFAULT_PACE_S, DEFAULT_PATIENCE_S
-from companion.games.table_seam import LightsPicture
-from companion.input_files import read_text
+from companion.app.parts import make_buttons, make_lights
+from companion.errors import CompanionError, InputError
+from companion.games import registry
+from companion.games.live_seam import DemoPlayers, LiveGame, live_of
+from companion.games.plugin import GamePlugin
+from companion.link.lights import TableLights
 from companion.table.chain_key import open_table_log
-from companion.table.config import Backend, TableConfig
-from companion.table.device_buttons import DeviceButtons
+from companion.table.commands import Act
+from companion.table.config import TableConfig
 from companion.table.led import LinkLights
 from companion.table.log import GameLog
 from companion.table.ports import ButtonSource, LightsSink, ObservationSource
 from companion.table.session import TableSession, TableState
-from companion.vision.sources import OpenCVCamera, PiCamera
 from companion.web import Services, create_app
 from companion.web.config import WebConfig
 from companion.web.serve import DashboardServer
 
-DEFAULT_GAME: dict[str, Any] = {
-    "board": "troia",
-    "variant": "standard",
-    "seats": [
-        {"name": "Livia", "colours": ["B"]},
-        {"name": "Marcus", "colours": ["G"]},
-        {"name": "Julia", "colours": ["Y"]},
-        {"name": "Titus", "colours": ["R"]},
-    ],
-}
 
-
-class PrintedLights:
-    """Lights shown as a line on the terminal, for a table without the LED device."""
-
-    def show(self, lights: LightsPicture) -> None:
-        shown = lights.to_dict()
-        vat = f" vat {shown['vat']}" if shown.get("vat") is not None else ""
-        colour = f" colour {shown['colour']}" if shown.get("colour") else ""
-        print(f"lights: {shown.get('status')}{vat}{colour}", file=sys.stderr, flush=True)
-
-
-class NoLights:
-    def show(self, lights: LightsPicture) -> None:
-        pass
-
-
-def make_readings(
-    config: TableConfig, table: WatchedTable
-) -> tuple[ObservationSource | None, SetupRequest | None]:
-    """The reading source, and the game it implies (a recorded game is replayed as set up);
-    simulated players watch ``table`` to follow its operator."""
-    backend = config.camera
-    if backend.kind == "record":
-        path = config.path(_option(backend, "record", str, config, "camera"))
-        lines = read_text(path, what="game record").splitlines()
-        record = parse_record(lines, str(path))
-        interval = float(backend.options.get("interval_s", 2.0))
-        return RecordReadings(record.states, interval_s=interval), SetupRequest.of(record.setup)
-    if backend.kind in ("simulated", "synthetic"):
-        request = new_game_from(config.game or DEFAULT_GAME, config.source)
-        seed = backend.options.get("seed")
-        setup = make_setup(request, load_profile, random.Random(seed))
-        plan = players_plan(config)
-        players = SimulatedPlayers(table, plan, random.Random(seed))
-        hand_s = min(1.0, plan.pace_s / 2)
-        if backend.kind == "synthetic":
-            camera = SimulatedPlayersCamera(
-                setup.board, players, seed=seed or 0, fps=20, hand_s=hand_s
-            )
-            readings = CameraReadings(camera, setup.board, still_s=0.2, max_fps=20)
-            camera.on_board = readings.use_board
-            return readings, SetupRequest.of(setup)
-        return PlayersReadings(players, hand_s=hand_s, frame=render_jpeg), SetupRequest.of(setup)
-    if backend.kind in ("opencv", "picamera"):
-        name = str(backend.options.get("board", "troia"))
-        board = load_profile(name if name in BUILTIN else config.path(name))
-        still_s = float(backend.options.get("still_s", 0.5))
-        source = (
-            OpenCVCamera(int(backend.options.get("index", 0)))
-            if backend.kind == "opencv"
-            else PiCamera()
-        )
-        return CameraReadings(source, board, still_s=still_s), None
-    return None, None
-
-
-def players_plan(config: TableConfig) -> PlayersPlan:
-    """The simulated players' pace, patience and planned mistakes, from ``[camera]``."""
-    options = config.camera.options
-    pace_s = _seconds(config, "interval_s", DEFAULT_PACE_S)
-    patience_s: float | None = _seconds(config, "patience_s", DEFAULT_PATIENCE_S)
-    waits = options.get("wait_for_operator", False)
-    if not isinstance(waits, bool):
-        raise InputError(
-            "expected true or false", source=config.source, field="camera.wait_for_operator"
-        )
-    mistakes = options.get("mistakes_at", list(PlayersPlan.mistakes_at))
-    if not isinstance(mistakes, list | tuple) or not all(
-        isinstance(m, int) and not isinstance(m, bool) and m > 0 for m in mistakes
-    ):
-        raise InputError(
-            "expected a list of turn numbers", source=config.source, field="camera.mistakes_at"
-        )
-    return PlayersPlan(pace_s, None if waits else patience_s, tuple(mistakes))
-
-
-def _seconds(config: TableConfig, key: str, default: float) -> float:
-    value = config.camera.options.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        raise InputError(
-            "expected a number of seconds, 0 or more", source=config.source, field=f"camera.{key}"
-        )
-    return float(value)
-
-
-def make_lights(config: TableConfig) -> LightsSink:
-    kind = config.lights.kind
-    if kind == "print":
-        return PrintedLights()
-    if kind in ("serial", "emulated"):
-        port = config.lights.options.get("port")
-        if port is not None and not isinstance(port, str):
-            raise InputError(
-                "expected a serial port path", source=config.source, field="lights.port"
-            )
-        return LinkLights(port, emulate=kind == "emulated")
-    return NoLights()
-
-
-def make_buttons(config: TableConfig) -> ButtonSource | None:
-    backend = config.buttons
-    if backend.kind == "gpio":
-        pins = {
-            DeviceButton.CONFIRM: _option(backend, "accept_pin", int, config, "buttons"),
-            DeviceButton.UNDO: _option(backend, "undo_pin", int, config, "buttons"),
-        }
-        return DeviceButtons(Buttons(RPiGPIOPins(), pins))
-    return None
-
-
-def _option(backend: Backend, key: str, kind: type, config: TableConfig, section: str) -> Any:
-    value = backend.options.get(key)
-    if not isinstance(value, kind):
-        raise InputError(
-            f"expected a {kind.__name__}", source=config.source, field=f"{section}.{key}"
-        )
-    return value
-
-
-def new_game_from(data: dict[str, Any], source: str) -> SetupRequest:
+def game_of(config: TableConfig) -> GamePlugin:
+    """The game the table's file names, or the default game."""
+    name = (config.game or {}).get("game", registry.DEFAULT_GAME)
+    if not isinstance(name, str):
+        raise InputError("expected a game's name", source=config.source, field="game.game")
     try:
-        return SetupRequest.from_dict(data)
+        return registry.game(name)
     except InputError as exc:
-        raise exc.located(source=source, field_prefix="game") from None
+        raise exc.located(source=config.source, field_prefix="game") from None
+
+
+class LiveSession:
+    """The session as a game's live parts see it (:class:`~companion.games.live_seam.
+    LiveTable`); handed out before the session exists, since the session is built on the
+    lights the game makes."""
+
+    def __init__(self) -> None:
+        self._session: TableSession | None = None
+
+    def bind(self, session: TableSession) -> None:
+        self._session = session
+
+    @property
+    def session(self) -> TableSession:
+        if self._session is None:
+            raise RuntimeError("the table session is not open yet")
+        return self._session
+
+    @property
+    def state(self) -> str:
+        return self.session.state
+
+    @property
+    def match(self) -> Any:
+        return self.session.match
+
+    def position(self) -> tuple[Any, Any]:
+        return self.session.position()
+
+    def operate(self, kind: str, timeout_s: float = 10.0, **args: Any) -> Any:
+        return self.session.operate(kind, timeout_s, **args)
+
+    def act(self, name: str, args: Mapping[str, Any], timeout_s: float = 10.0) -> Any:
+        return self.session.act(name, args, timeout_s)
+
+    def post(self, name: str, args: Mapping[str, Any]) -> None:
+        """Queued, never awaited: the lights call this from the session's own thread.
+        Before the session exists there is nothing to tell."""
+        if self._session is not None:
+            self._session.submit(Act(self._session.referee.action(name, args)))
 
 
 @dataclass
@@ -184,9 +92,13 @@ class Table:
     log: GameLog
     session: TableSession
     server: DashboardServer
+    live: LiveGame
+    handle: LiveSession
     lights: LightsSink | None = None
     readings: ObservationSource | None = None
     buttons: ButtonSource | None = None
+    sink: LightsSink | None = None  # the game's sink on ``lights``, when it adds one
+    resumed: bool = False  # the game in play was taken up from the log
     _stop: threading.Event = field(default_factory=threading.Event)
     _owner: threading.Thread | None = None
 
@@ -202,33 +114,55 @@ class Table:
     ) -> Table:
         """``fresh`` starts the configured game even when the log holds one in play (a
         simulated camera always starts from an empty board)."""
+        plugin = game_of(config)
+        live = live_of(plugin)
+        requested = live.setup(config.game, config.source)
         config.data_dir.mkdir(parents=True, exist_ok=True)
-        lights = lights or make_lights(config)
-        log = open_table_log(config.log_path, config.key_file)
-        session = TableSession(log, lights)
+        made = lights is None
+        out = lights or make_lights(config)
+        handle = LiveSession()
+        closing: list[Any] = [out] if made else []
         try:
-            source, implied = make_readings(config, session)
+            sink = live.lights(out, config, handle)
+            if sink is not out:
+                closing.append(sink)
+            log = open_table_log(config.data_dir / live.log_name, config.key_file)
+            closing.append(log)
+            session = TableSession(log, sink, game=plugin.name)
+            handle.bind(session)
+            inputs = live.inputs(config, handle)
+            closing.append(inputs.readings)
+            buttons = make_buttons(config, live)
+            app = create_app(web or WebConfig.from_env(), Services(session, log))
+            server = _dashboard(app, config)
         except BaseException:
-            if isinstance(lights, LinkLights):
-                lights.close()
-            log.close()
+            _close_all(reversed(closing))
             raise
-        app = create_app(web or WebConfig.from_env(), Services(session, log))
-        server = DashboardServer(app, config.host, config.port)
-        table = cls(log, session, server, lights, readings or source, make_buttons(config))
+        table = cls(
+            log,
+            session,
+            server,
+            live,
+            handle,
+            out if made else lights,
+            readings or inputs.readings,
+            buttons,
+            sink if sink is not out else None,
+        )
         if session.state is TableState.TAMPERED:  # no new game until the operator has seen it
             v = session.verification
             print(
-                f"{config.log_path}: the game log fails verification at event {v.bad_seq}"
+                f"{log.path}: the game log fails verification at event {v.bad_seq}"
                 f" ({v.reason}): acknowledge it on the dashboard",
                 file=sys.stderr,
                 flush=True,
             )
         elif fresh or session.state.value in ("setup", "ended"):
-            if implied is not None:
-                session.operate("new_game", request=implied)
-            elif config.game is not None:
-                session.operate("new_game", request=new_game_from(config.game, config.source))
+            request = inputs.setup if inputs.setup is not None else requested
+            if request is not None:
+                session.operate("new_game", request=request, game=plugin.name)
+        else:
+            table.resumed = True
         return table
 
     def start(self) -> Table:
@@ -250,9 +184,32 @@ class Table:
         self._stop.set()
         if self._owner is not None:
             self._owner.join(timeout=5)
-        if isinstance(self.lights, LinkLights):
-            self.lights.close()
+        _close_all([self.sink, self.lights if isinstance(self.lights, LinkLights) else None])
         self.log.close()
+
+    def device_lights(self) -> TableLights | None:
+        """What the emulated LED device shows, once the link has delivered the last picture."""
+        if not isinstance(self.lights, LinkLights) or self.lights.emulator is None:
+            return None
+        self.lights.link.wait_synced(2.0)
+        return self.lights.emulator.snapshot().lights
+
+
+def _dashboard(app: Any, config: TableConfig) -> DashboardServer:
+    try:
+        return DashboardServer(app, config.host, config.port)
+    except OSError as exc:
+        raise CompanionError(
+            f"cannot serve the dashboard on {config.host}:{config.port}: "
+            f"{exc.strerror or exc}; choose another with --port"
+        ) from None
+
+
+def _close_all(parts: Any) -> None:
+    for part in parts:
+        close = getattr(part, "close", None)
+        if callable(close):
+            close()
 
 
 def serve(
@@ -262,36 +219,36 @@ def serve(
     narrate: bool = False,
     fresh: bool = False,
     intro: str | None = None,
+    players: DemoPlayers | None = None,
+    hold_s: float = 0.0,
+    stopped: str = "stopped",
 ) -> int:
     """Runs the table until Ctrl-C or SIGTERM; ``narrate`` prints each change, ``fresh``
     starts a new game even if the log holds one in play, ``intro`` is printed once it is up.
-    A table configured for another game than the camera's is served by that game's root."""
-    if config.game is not None and config.game.get("game") == "ides":
-        from companion.app.ides import serve_ides
-
-        return serve_ides(config)
+    With ``players`` (a demo's) it runs until their game is over, then says how it ended
+    and keeps the dashboard up ``hold_s`` longer."""
     web = WebConfig.from_env(token_file=config.token_file)
     table = Table.open(config, web=web, fresh=fresh).start()
     dashboard = f"{(web.public_url or table.server.url).rstrip('/')}/"
-    publisher = cafe.start(config.log_path, dashboard) if cafe is not None else None
-    print(f"dashboard: {table.server.url}/  (TV: /tv, phone: /phone)", flush=True)
+    publisher = cafe.start(table.log.path, dashboard) if cafe is not None else None
+    session = table.session
+    print(f"dashboard: {table.server.url}{table.live.page}  (TV: /tv, phone: /phone)", flush=True)
     print(f"operator token: {web.token_note()}", flush=True)
-    print(f"game log: {config.log_path}", flush=True)
+    print(f"game log: {table.log.path}", flush=True)
+    if table.resumed and session.match is not None:
+        print(f"resuming game {session.match.game}", flush=True)
     if intro:
         print(intro, flush=True)
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
     try:
-        with table.session.viewers.subscribe() as sub:
-            before: dict[str, Any] = {}
-            while not done.is_set():
-                update = sub.get(0.2)
-                if update is not None and narrate:
-                    for line in news(before, update):
-                        print(line, flush=True)
-                before = update or before
+        if players is not None:
+            return _play(table, players, done, hold_s, stopped)
+        _watch(table, done, narrate)
     except KeyboardInterrupt:
-        pass
+        if players is not None:
+            print(stopped, flush=True)
+            return 130
     finally:
         if publisher is not None:  # café hook: says offline before the table goes
             publisher.stop()
@@ -299,21 +256,30 @@ def serve(
     return 0
 
 
-def news(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
-    """What changed at the table, in a line or two for the terminal."""
-    lines = []
-    played = after.get("turns_played", 0)
-    if played > before.get("turns_played", 0):
-        lines.append(f"turn {played} accepted")
-    flag = after.get("flag")
-    if flag and flag != before.get("flag"):
-        rules = "; ".join(v["message"] for v in flag["violations"]) or "the board differs"
-        lines.append(f"flagged ({flag['outcome']}): {rules}")
-    turn = after.get("turn")
-    if turn and turn != before.get("turn"):
-        vat = turn["vat"] if turn["vat"] is not None else "to be chosen"
-        lines.append(f"  next: {turn['seat_name']} ({turn['colour']}), vat {vat}")
-    if after.get("status") == "ended" and before.get("status") != "ended":
-        winners = ", ".join(after.get("scores", {}).get("winners", []))
-        lines.append(f"game over: {winners} won (Ctrl-C to stop the dashboard)")
-    return lines
+def _watch(table: Table, done: threading.Event, narrate: bool) -> None:
+    with table.session.viewers.subscribe() as sub:
+        before: dict[str, Any] = {}
+        while not done.is_set():
+            update = sub.get(0.2)
+            if update is not None and narrate:
+                for line in table.live.news(before, update):
+                    print(line, flush=True)
+            before = update or before
+
+
+def _play(
+    table: Table, players: DemoPlayers, done: threading.Event, hold_s: float, stopped: str
+) -> int:
+    """The demo's players play their game out; the log is checked at the end."""
+    if table.session.state is TableState.TAMPERED:  # the demo plays nothing on an altered log
+        return 1
+    players.play(table.handle, done)
+    if table.session.state is not TableState.ENDED:
+        print(stopped, flush=True)
+        return 0
+    print(players.summary(table.handle, table.device_lights()), flush=True)
+    verdict = table.log.verify()
+    print(f"game log: {verdict.events} events, chain {'verified' if verdict.ok else 'BROKEN'}")
+    if hold_s > 0:
+        done.wait(hold_s)
+    return 0 if verdict.ok else 1

@@ -1,101 +1,39 @@
-"""``companion demo``: a simulated Garum game played through the real rules engine."""
+"""``companion demo``: a simulated game of any installed game, played through its real rules
+engine at a live table (``--game``, the default game when not given)."""
 
 from __future__ import annotations
 
 import argparse
-import random
-import time
-from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
-from companion.app import ides as ides_demo
-from companion.app.table import serve
-from companion.arguments import port_number, positive_rate, seconds, seed
-from companion.boards import BUILTIN, load_profile
+from companion.app.demo import run_demo
+from companion.arguments import port_number, seed
 from companion.cafe.options import add_cafe_arguments
-from companion.games.garum import Game, Variant, line_name, random_setup, score_state, simulate_game
-from companion.games.garum.commands.score import render_table
-from companion.games.garum.rules import COLOUR_NAMES
-from companion.games.garum.state import BoardState
-from companion.games.simulated import DEFAULT_PACE_S, DEFAULT_PATIENCE_S, DEMO_MISTAKES
-from companion.table.config import demo_config
-
-TERMINAL_PACE_S = 0.05
+from companion.games.live_seam import live_of
+from companion.games.registry import DEFAULT_GAME, games
 
 
 def register(subparsers: Any) -> None:
+    known = games()
     parser = subparsers.add_parser(
         "demo",
         help="play a simulated game on the embedded defaults",
         description=(
-            "Plays a simulated Garum game at a live table: a synthetic camera watches "
-            "simulated players, the emulated LED device lights the vat, the dashboard shows "
-            "it on http://127.0.0.1:5000 (--port). --terminal plays it in the terminal only."
+            "Plays a simulated game at a live table: simulated players play through the "
+            "real rules engine, the emulated LED device shows the game, the dashboard shows "
+            "it on http://127.0.0.1:5000 (--port). Each game adds its own options below."
         ),
     )
-    parser.add_argument("--board", default="troia", help=f"{' or '.join(BUILTIN)} or a file")
-    parser.add_argument("--players", type=int, choices=(2, 3, 4), default=4)
-    parser.add_argument("--variant", choices=[v.value for v in Variant], default="standard")
+    parser.add_argument(
+        "--game",
+        choices=list(known),
+        default=DEFAULT_GAME,
+        help=f"the game to play (default {DEFAULT_GAME})",
+    )
+    parser.add_argument(
+        "--players", type=int, choices=(2, 3, 4), default=4, help="how many play (default 4)"
+    )
     parser.add_argument("--seed", type=seed, help="replay the same game")
-    parser.add_argument(
-        "--pace",
-        "--delay",
-        dest="pace_s",
-        type=seconds,
-        metavar="SECONDS",
-        help=f"seconds the board stays still between turns (default {DEFAULT_PACE_S:g}; "
-        f"--terminal: {TERMINAL_PACE_S:g}); --delay is the old name",
-    )
-    parser.add_argument(
-        "--patience",
-        dest="patience_s",
-        type=seconds,
-        default=DEFAULT_PATIENCE_S,
-        metavar="SECONDS",
-        help="Garum: the simulated players settle a flagged move themselves after this long "
-        f"(default {DEFAULT_PATIENCE_S:g})",
-    )
-    parser.add_argument(
-        "--wait-for-operator",
-        action="store_true",
-        help="Garum: the simulated players never settle a flag; they wait for the operator",
-    )
-    parser.add_argument(
-        "--mistakes",
-        type=_turns,
-        default=DEMO_MISTAKES,
-        metavar="TURNS",
-        help="Garum: turns at which a player takes a tile of the wrong colour, e.g. 5,30 "
-        f"(default {','.join(map(str, DEMO_MISTAKES))}; 'none' for a clean game)",
-    )
-    parser.add_argument("--game", choices=("garum", "ides"), default="garum")
-    parser.add_argument(
-        "--data", default="companion-data", metavar="FOLDER", help="Garum: the game log's folder"
-    )
-    parser.add_argument(
-        "--terminal",
-        action="store_true",
-        help="Garum: play in the terminal only (no camera, LEDs or dashboard)",
-    )
-    add_ides_arguments(parser)
-    add_cafe_arguments(parser)  # café hook: --mqtt URL --table ID (companion.cafe)
-    parser.set_defaults(handler=run)
-
-
-def add_ides_arguments(parser: argparse.ArgumentParser) -> None:
-    """The Ides demo's own options (``--players`` and ``--seed`` are shared with Garum)."""
-    parser.add_argument(
-        "--turns-per-second",
-        type=positive_rate,
-        default=1.0,
-        help="Ides: player choices per second (default 1, watchable)",
-    )
-    parser.add_argument(
-        "--fast",
-        action="store_true",
-        help="Ides: no pause between choices and no dice animation (for tests)",
-    )
     parser.add_argument(
         "--host",
         default="127.0.0.1",
@@ -107,127 +45,18 @@ def add_ides_arguments(parser: argparse.ArgumentParser) -> None:
         default=5000,
         help="the dashboard's port (default 5000; 0 picks a free one)",
     )
-    parser.add_argument(
-        "--data-dir",
-        type=Path,
-        help="Ides: keep the game log here (ides.db) and resume an unfinished game; "
-        "a temporary directory otherwise",
-    )
-    parser.add_argument(
-        "--hold", type=seconds, default=None, help="Ides: seconds the dashboard stays up at the end"
-    )
+    for name, plugin in known.items():
+        group = parser.add_argument_group(f"{plugin.title} (--game {name})")
+        live_of(plugin).add_demo_arguments(group)
+    add_cafe_arguments(parser)  # café hook: --mqtt URL --table ID (companion.cafe)
+    parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.game == "ides":
-        return ides_demo.run(args)
-    if args.mqtt or args.table:  # café hook: the game played by a real table, published
-        args.delay = TERMINAL_PACE_S if args.pace_s is None else args.pace_s  # its own name
+    if args.game == DEFAULT_GAME and (args.mqtt or args.table):
+        # café hook: the default game played by a simulated, published table
+        args.delay = 0.05 if args.pace_s is None else args.pace_s  # its own name
         from companion.cafe.demo import play_published_demo
 
         return play_published_demo(args)
-    if not args.terminal:  # the live table: synthetic camera, emulated LEDs, dashboard
-        profile = load_profile(args.board)
-        drawn = random_setup(profile, args.players, args.variant, random.Random(args.seed))
-        seating = {
-            "board": drawn.board.name,
-            "variant": drawn.variant.value,
-            "seats": [{"name": s.name, "colours": list(s.colours)} for s in drawn.seats],
-            "ghost": drawn.ghost,
-            "first_seat": drawn.first_seat,
-        }
-        pace_s = DEFAULT_PACE_S if args.pace_s is None else args.pace_s
-        patience_s = None if args.wait_for_operator else args.patience_s
-        config = demo_config(
-            Path(args.data),
-            port=args.port,
-            seed=args.seed,
-            pace_s=pace_s,
-            patience_s=patience_s,
-            mistakes_at=args.mistakes,
-            game=seating,
-        )
-        config = replace(config, host=args.host)
-        intro = players_note(args.mistakes, patience_s)
-        return serve(config, narrate=True, fresh=True, intro=intro)
-    rng = random.Random(args.seed)
-    board = load_profile(args.board)
-    setup = random_setup(board, args.players, args.variant, rng)
-    names = {c: s.name for s in setup.seats for c in s.colours}
-    print(f"Garum on {board.title}: {args.players} players, {setup.variant.value} variant")
-    for seat in setup.seats:
-        print(f"  {seat.name}: {', '.join(COLOUR_NAMES[c] for c in seat.colours)}")
-    if setup.ghost:
-        print(f"  ghost: {COLOUR_NAMES[setup.ghost]}")
-    if setup.variant is Variant.HARUSPEX:
-        print(f"  aureus order: {' '.join(map(str, setup.aureus))}")
-    game = Game.new(setup)
-    for state in simulate_game(setup, rng):
-        turn = game.turn
-        assert turn is not None
-        before = game.bonus_scores[turn.colour]
-        round_vat = game.round_vat
-        verdict, game = game.play(state)
-        if turn.colour == setup.turn_plan[4 * (turn.round - 1)].colour:
-            print(f"\nround {turn.round}: aureus {round_vat or game.vats[turn.round - 1]}")
-        who = names.get(turn.colour, "ghost")
-        parts = [f"  {COLOUR_NAMES[turn.colour]:<6} ({who}) places a tile"]
-        for line in verdict.new_workers:
-            kind = "dominus" if state.workers[line] and state.workers[line][1] == "d" else "vilicus"  # type: ignore[index]
-            parts.append(f"and a {kind} on {line_name(line)}")
-        gained = game.bonus_scores[turn.colour] - before
-        if gained:
-            parts.append(f"(bonus +{gained})")
-        status = "ok" if verdict.legal else ", ".join(verdict.codes)
-        print(" ".join(parts) + f"  [{status}]")
-        time.sleep(TERMINAL_PACE_S if args.pace_s is None else args.pace_s)
-    print()
-    print(render_board(game.state))
-    print()
-    print(
-        render_table(
-            score_state(board, game.state, setup.seats, setup.ghost),
-            setup.ghost,
-            board.score_track_length,
-        )
-    )
-    return 0
-
-
-def players_note(mistakes: tuple[int, ...], patience_s: float | None) -> str:
-    """What the simulated players will do, so a newcomer knows when to try the buttons."""
-    if mistakes:
-        turns = ", ".join(map(str, mistakes))
-        wrong = f"a player takes a tile of the wrong colour at turn {turns} of this first game"
-    else:
-        wrong = "the players make no mistakes"
-    if patience_s is None:
-        settle = "they wait for you to accept, correct or undo it"
-    else:
-        settle = f"they fix it themselves after {patience_s:g} s unless you act first"
-    return f"demo: {wrong}; {settle}"
-
-
-def _turns(text: str) -> tuple[int, ...]:
-    if text.strip().lower() == "none":
-        return ()
-    try:
-        turns = tuple(int(part) for part in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected turn numbers separated by commas (e.g. 5,30) or 'none', not {text!r}"
-        ) from None
-    if any(turn < 1 for turn in turns):
-        raise argparse.ArgumentTypeError(f"turn numbers start at 1, not {text!r}")
-    return turns
-
-
-def render_board(state: BoardState) -> str:
-    """The board as text: column workers on top, row workers on the left."""
-    cols = state.workers[16:]
-    top = "     " + " ".join((w or "..")[:2] for w in cols)
-    lines = [top]
-    for r, row in enumerate(state.rows):
-        worker = (state.workers[r] or "..")[:2]
-        lines.append(f"{worker}   " + "  ".join(row))
-    return "\n".join(lines)
+    return run_demo(args)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from companion.games.cafe_seam import GameCafe
     from companion.games.command_seam import GameCommands
+    from companion.games.live_seam import LiveGame
     from companion.games.page_seam import PageKit
     from companion.games.table_seam import Referee
 
@@ -36,6 +37,13 @@ class GamePlugin(Protocol):
         """The game's referee for the generic table session (see
         :mod:`companion.games.table_seam`): new games, the fold of logged events, judging
         observations and operator actions, the view, the lights and the buttons."""
+        ...
+
+    def live(self) -> LiveGame:
+        """What a live table of this game needs beyond the referee: its setup from the
+        config, its camera, buttons and lights, its demo (see
+        :mod:`companion.games.live_seam`); may raise ``NotImplementedError`` for the plain
+        table (no camera, no buttons, the ``[game]`` section as the setup request)."""
         ...
 
     # -- web layer: views and pages --------------------------------------------------------

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from companion.games.live_seam import live_of
+from companion.games.registry import DEFAULT_GAME, games
 from companion.games.simulated import DEFAULT_PATIENCE_S, DEMO_MISTAKES
 from companion.table.config import BUTTON_KINDS, CAMERA_KINDS, LIGHT_KINDS
 
@@ -146,6 +148,24 @@ def _options_block(options: tuple[Option, ...], chosen: str) -> list[str]:
     return lines
 
 
+def game_block() -> list[str]:
+    """The commented ``[game]`` section: which game, then each game's own keys."""
+    known = games()
+    lines = [
+        "# The game to start when none is in play. Leave the section out to seat the players",
+        "# from the dashboard's /setup page instead.",
+        "# [game]",
+        f"# game = {toml_value(DEFAULT_GAME)}  # one of: {', '.join(known)} "
+        f"(default {toml_value(DEFAULT_GAME)})",
+    ]
+    for name, plugin in known.items():
+        example = live_of(plugin).template()
+        if example:
+            lines.append(f"# For {plugin.title} (game = {toml_value(name)}):")
+            lines += [f"# {line}" for line in example]
+    return lines
+
+
 def config_template(choices: TemplateChoices, *, now: datetime | None = None) -> str:
     """The whole file; loading it gives a table with ``choices``."""
     when = (now or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
@@ -189,22 +209,7 @@ def config_template(choices: TemplateChoices, *, now: datetime | None = None) ->
         *_kinds_block("the players press", BUTTON_KINDS, BUTTON_SAYS, choices.buttons),
         *_options_block(BUTTON_OPTIONS, choices.buttons),
         "",
-        "# The game to start when none is in play. Leave the section out to seat the players",
-        "# from the dashboard's /setup page instead.",
-        "# [game]",
-        '# board = "troia"          # Garum board: troia or baelo-claudia (default "troia")',
-        '# variant = "standard"     # standard, emperor or haruspex (default "standard")',
-        "# first_seat = 0           # the seat that plays first, counted from 0 (default 0)",
-        '# ghost = "R"              # a colour no seat plays (default none)',
-        "# seats = [                # each player's name and colours (B G Y R), clockwise",
-        '#   { name = "Livia", colours = ["B"] },',
-        '#   { name = "Marcus", colours = ["G"] },',
-        '#   { name = "Julia", colours = ["Y"] },',
-        "# ]",
-        '# For The Ides of March instead: game = "ides" and',
-        '# players = ["Livia", "Marcus", "Julia"] (2 to 4 names, clockwise), and',
-        '# dice_mode = "electronic" (the companion throws; "physical": the operator enters what',
-        "# the real dice show).",
+        *game_block(),
         "",
     ]
     return "\n".join(lines)

@@ -1,24 +1,24 @@
-"""A camera table's buttons: the debounced GPIO buttons of :mod:`companion.devices.buttons`
-as a :class:`~companion.table.ports.ButtonSource` (confirm accepts a flagged move)."""
+"""A table's buttons: the debounced GPIO buttons of :mod:`companion.devices.buttons` as a
+:class:`~companion.table.ports.ButtonSource`; the game says what each event means."""
 
 from __future__ import annotations
 
 import queue
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
-from companion.devices.buttons import Button as DeviceButton
-from companion.devices.buttons import ButtonAction, Buttons
-from companion.table.ports import ButtonPress, ButtonRole
-
-# What each physical button means at a table judged by its camera.
-MEANING = {DeviceButton.CONFIRM: ButtonRole.ACCEPT, DeviceButton.UNDO: ButtonRole.UNDO}
+from companion.devices.buttons import ButtonEvent, Buttons
+from companion.table.ports import ButtonPress
 
 
 class DeviceButtons:
-    """Presses of the mapped buttons; a stuck button or an unused one does nothing."""
+    """The presses the game's ``meaning`` makes of button events; an event that means
+    nothing (a release, an unused button, a stuck one in most games) does nothing."""
 
-    def __init__(self, buttons: Buttons) -> None:
+    def __init__(
+        self, buttons: Buttons, meaning: Callable[[ButtonEvent], ButtonPress | None]
+    ) -> None:
         self.buttons = buttons
+        self.meaning = meaning
         self._closed = False
 
     def presses(self) -> Iterator[ButtonPress]:
@@ -28,9 +28,9 @@ class DeviceButtons:
                 event = self.buttons.events.get(timeout=0.2)
             except queue.Empty:
                 continue
-            meaning = MEANING.get(event.button)
-            if event.action is ButtonAction.PRESSED and meaning is not None:
-                yield ButtonPress(meaning)
+            press = self.meaning(event)
+            if press is not None:
+                yield press
 
     def close(self) -> None:
         self._closed = True

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from companion.games.live_seam import LiveGame
     from companion.games.page_seam import PageKit
     from companion.games.table_seam import Referee
 
@@ -20,6 +21,11 @@ class GarumPlugin:
         from companion.games.garum.referee import GarumReferee
 
         return GarumReferee()
+
+    def live(self) -> LiveGame:
+        from companion.games.garum.live import GarumLive
+
+        return GarumLive()
 
     def pages(self) -> PageKit:
         from companion.games.garum.pages import PAGES

@@ -1,5 +1,8 @@
 """Playing The Ides of March with the table's buttons: roll, next, previous, confirm.
 
+:func:`meaning` says what each button event presses at the table (a live table's buttons
+use it through the game's live seam).
+
 ``Buttons`` debounces the GPIO edges and queues events; this driver takes them off that queue
 (one thread, or a test calling :meth:`IdesButtons.handle_pending`) and hands each press to
 the table, whose Ides match decides what it does (see
@@ -24,6 +27,15 @@ IDES_PINS: Mapping[Button, int] = {
 }
 
 
+def meaning(event: ButtonEvent) -> ButtonPress | None:
+    """Each button presses its own name; one held down too long says so once."""
+    if event.action is ButtonAction.STUCK:
+        return ButtonPress(f"{event.button.value} stuck")
+    if event.action is not ButtonAction.PRESSED:
+        return None
+    return ButtonPress(event.button.value)
+
+
 class IdesButtons:
     """Turns button events into presses at the table (``press`` returns what happened)."""
 
@@ -35,12 +47,13 @@ class IdesButtons:
 
     def handle(self, event: ButtonEvent) -> str:
         """Acts on one event; returns what happened, in words (for logs and tests)."""
-        if event.action is ButtonAction.STUCK:
-            self.press(ButtonPress(f"{event.button.value} stuck"))
-            return f"{event.button.value} is stuck: ignored until released"
-        if event.action is not ButtonAction.PRESSED:
+        press = meaning(event)
+        if press is None:
             return "released"
-        return self.press(ButtonPress(event.button.value))
+        outcome = self.press(press)
+        if event.action is ButtonAction.STUCK:
+            return f"{event.button.value} is stuck: ignored until released"
+        return outcome
 
     def handle_pending(self) -> list[str]:
         """Handles every queued event now (the caller pumps ``buttons`` first)."""

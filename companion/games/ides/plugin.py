@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from companion.games.live_seam import LiveGame
     from companion.games.page_seam import PageKit
     from companion.games.table_seam import Referee
 
@@ -20,6 +21,11 @@ class IdesPlugin:
         from companion.games.ides.referee import IdesReferee
 
         return IdesReferee()
+
+    def live(self) -> LiveGame:
+        from companion.games.ides.live import IdesLive
+
+        return IdesLive()
 
     def pages(self) -> PageKit:
         from companion.games.ides.pages import PAGES
