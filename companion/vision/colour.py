@@ -237,16 +237,16 @@ def white_balance(
 _SHADE_TOPS = [*range(DARK_L + SHADE_BAND_STEP, SKIN_MIN_L, SHADE_BAND_STEP), SKIN_MIN_L]
 
 
-def _lightness_bands() -> NDArray[np.int32]:
-    """Table index of every 8-bit lightness: dark, the shade bands, light, bright."""
+def _lightness_bands() -> NDArray[np.uint8]:
+    """Table band of every 8-bit lightness: dark, the shade bands, light, bright."""
     levels = np.arange(256)
-    bands = np.zeros(256, np.int32)
+    bands = np.zeros(256, np.uint8)
     for k, top in enumerate(_SHADE_TOPS):
         bottom = DARK_L if k == 0 else _SHADE_TOPS[k - 1]
         bands[(levels >= bottom) & (levels < top)] = 1 + k
     bands[levels >= SKIN_MIN_L] = 1 + len(_SHADE_TOPS)
     bands[levels >= BRIGHT_L] = 2 + len(_SHADE_TOPS)
-    return bands << 16
+    return bands
 
 
 _BANDS = _lightness_bands()
@@ -256,8 +256,10 @@ def classify(
     lab: NDArray[np.uint8], table: NDArray[np.uint8]
 ) -> tuple[NDArray[np.uint8], NDArray[np.bool_], NDArray[np.bool_]]:
     """Per pixel of an 8-bit Lab image: its class, lit skin, and skin lit or shaded."""
-    key = _BANDS[lab[..., 0]]
-    key |= lab[..., 1].astype(np.int32) << 8
-    key |= lab[..., 2]
+    lightness, a, b = cv2.split(lab)
+    # The table index (band << 16 | a << 8 | b), packed as four bytes read little-endian.
+    spare = np.zeros(lightness.shape, dtype=np.uint8)
+    packed = cv2.merge((b, a, cv2.LUT(lightness, _BANDS), spare))
+    key = np.ascontiguousarray(packed).view("<u4")[..., 0]
     flagged = table.ravel().take(key)
     return (flagged & 0x3F).astype(np.uint8, copy=False), flagged >= 0x80, (flagged & 0x40) > 0
