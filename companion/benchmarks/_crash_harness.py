@@ -167,16 +167,7 @@ def run_points(
             db = Path(tmp) / f"point-{point}.db"
             wait_for = rng.randint(0, total)
             proc = _spawn(db, seed, turns)
-            assert proc.stdout is not None
-            seen: list[str] = []
-            for _ in range(wait_for):
-                line = proc.stdout.readline()
-                if not line:
-                    break
-                seen.append(line)
-            time.sleep(rng.uniform(0.0, 0.004))
-            proc.send_signal(signal.SIGKILL)
-            seen.extend(proc.communicate(timeout=60)[0].splitlines(keepends=True))
+            seen = output_until_killed(proc, wait_for, rng.uniform(0.0, 0.004))
             # Every whole line printed before the kill is an acknowledgement.
             acks = [line.split() for line in seen if line.endswith("\n") and len(line.split()) == 4]
             report.points += 1
@@ -184,6 +175,27 @@ def run_points(
             _check(report, db, acks, passed, seed, turns, want_final, want_record)
             progress(point + 1)
     return report
+
+
+def output_until_killed(proc: subprocess.Popen[str], lines: int, pause_s: float) -> list[str]:
+    """What the child printed: ``lines`` lines read while it runs, then, after ``pause_s``
+    and a SIGKILL, the rest."""
+    assert proc.stdout is not None
+    seen: list[str] = []
+    for _ in range(lines):
+        line = proc.stdout.readline()
+        if not line:
+            break
+        seen.append(line)
+    time.sleep(pause_s)
+    proc.send_signal(signal.SIGKILL)
+    # The rest through the same reader: readline() may hold lines it read ahead, which
+    # communicate() with a timeout never sees (it reads the pipe itself), and a lost
+    # acknowledgement makes a sound resume look like a wrong one.
+    seen.extend(proc.stdout.read().splitlines(keepends=True))
+    proc.stdout.close()
+    proc.wait(timeout=60)
+    return seen
 
 
 def _check(
