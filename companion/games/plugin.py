@@ -12,12 +12,14 @@ lazily, so listing the installed games stays cheap and a game's optional depende
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from companion.games.cafe_seam import GameCafe
     from companion.games.command_seam import GameCommands
     from companion.games.page_seam import PageKit
+    from companion.games.simulation_seam import Simulation
     from companion.games.table_seam import Referee
 
 
@@ -53,4 +55,20 @@ class GamePlugin(Protocol):
 
     def cafe(self) -> GameCafe:
         """How the café follows, summarises and checks a table playing this game."""
+        ...
+
+    # -- harnesses: seeded simulated games (crash test, café simulator, fuzz) ---------------
+
+    def simulation(
+        self,
+        seed: int,
+        *,
+        players: int | None = None,
+        hostile: bool = False,
+        choices: Mapping[str, str] | None = None,
+    ) -> Simulation:
+        """A simulated game drawn from ``seed`` (see :mod:`companion.games.simulation_seam`):
+        ``players`` at the table (the game's default when ``None``), ``hostile`` moves mixed
+        in (misread, repeated or refused), ``choices`` the game's own setup choices by name.
+        A game without simulated players raises ``NotImplementedError``."""
         ...
