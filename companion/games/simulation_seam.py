@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from companion.errors import InputError
 
@@ -77,6 +77,17 @@ class Simulation(Protocol):
 
     def export(self, match: Match) -> list[str]:
         """The game as the game exports it (its record's lines)."""
+        ...
+
+
+@runtime_checkable
+class TimedMoves(Protocol):
+    """An input of simulated players that notes when each move was made (for a camera, the
+    moment the hand left the board): where a latency benchmark starts its clock."""
+
+    @property
+    def moves_at_s(self) -> Mapping[int, float]:
+        """The monotonic time of each move made so far, by its number from 0."""
         ...
 
 
