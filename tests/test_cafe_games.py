@@ -238,6 +238,17 @@ def toy_game() -> Iterator[ToyGame]:
         registry.unregister(toy.name)
 
 
+def test_a_simulated_table_refuses_a_game_or_a_choice_it_cannot_play(
+    tmp_path: Path, toy_game: ToyGame
+) -> None:
+    with pytest.raises(InputError, match="the game 'toyrace' has no simulated players"):
+        SimulatedTable(tmp_path / "t.db", seed=1, game=toy_game.name)
+    with pytest.raises(InputError, match="not a setup choice of this game") as refused:
+        SimulatedTable(tmp_path / "t.db", seed=1, board="troia", game="ides")
+    assert refused.value.field == "board"
+    assert not (tmp_path / "t.db").exists()  # refused before a log is opened
+
+
 def toy_log(path: Path, points: list[int]) -> GameLog:
     log = GameLog(path)
     opening = log.start_game({"game": "toyrace", "players": ["Ann", "Bo"], "secret": "x"})

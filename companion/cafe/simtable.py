@@ -42,12 +42,12 @@ class SimulatedTable:
         board: str | None = None,
         game: str = registry.DEFAULT_GAME,
     ) -> None:
-        self.log = GameLog(log_path)
         self.rng = random.Random(seed)
         self.players = players
         self.board = board
         self._plugin = registry.game(game)
-        self.simulation = self._simulated(seed, None)
+        self.simulation = self._simulated(seed, None)  # checks the game and its choices
+        self.log = GameLog(log_path)
         self.session = TableSession(
             self.log, RecordingLights(), game=game, referee=self.simulation.referee(), rng=self.rng
         )

@@ -99,13 +99,18 @@ def simulation_of(
     hostile: bool = False,
     choices: Mapping[str, str] | None = None,
 ) -> Simulation:
-    """The game's simulation, or a clear error for a game that has none."""
+    """The game's simulation, or a clear error for a game that has none (a plugin written
+    before the hook may lack the method)."""
+    hook = getattr(plugin, "simulation", None)
     try:
-        return plugin.simulation(seed, players=players, hostile=hostile, choices=choices)
+        if hook is None:
+            raise NotImplementedError
+        simulation: Simulation = hook(seed, players=players, hostile=hostile, choices=choices)
     except NotImplementedError:
         raise InputError(
             f"the game {plugin.name!r} has no simulated players", field="game"
         ) from None
+    return simulation
 
 
 def check_choices(choices: Mapping[str, str] | None, known: Mapping[str, str]) -> dict[str, str]:
