@@ -35,6 +35,7 @@ from companion.table.session import TableSession
 
 
 def simulation(game: str, seed: int) -> Simulation:
+    """The game's hostile simulated game: the same moves in the child and the parent."""
     return simulation_of(registry.game(game), seed, hostile=True)
 
 

@@ -19,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--points", type=positive_count, default=100, help="kill points (default 100)"
     )
     parser.add_argument(
-        "--turns", type=positive_count, default=64, help="turns per game (default: all)"
+        "--turns", type=positive_count, default=64, help="turns per game (default 64)"
     )
     parser.add_argument("--seed", type=seed, default=1)
     parser.add_argument(
