@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,9 @@ from companion.cafe.hostile import card_problems
 from companion.cafe.mosquitto import LocalBroker
 from companion.cafe.publisher import PublisherOptions, start_publisher
 from companion.cafe.room import Room
+from companion.cafe.simtable import SimulatedTable
 from companion.cafe.snapshot import TableFold, event_message
+from companion.errors import InputError
 from companion.games import registry
 from companion.games.cafe_fields import Rejected, read_int, read_list
 from companion.games.ides import DiceFaces, Game, action_to_dict
@@ -119,6 +123,40 @@ def test_an_ides_table_reaches_the_room_through_a_real_broker(
     assert [s["score"] for s in card["seats"]] == [p.coins for p in game.players]
 
 
+def test_a_simulated_table_plays_a_whole_ides_game_and_the_room_takes_every_message(
+    tmp_path: Path,
+) -> None:
+    table = SimulatedTable(tmp_path / "t.db", seed=6, players=3, game="ides")
+    fold, room = TableFold(), Room()
+    try:
+        outcomes = [table.show(move) for move in table.new_game()]
+        with pytest.raises(InputError, match="no move of this game waits for the operator"):
+            table.dispute()
+        for event in table.log.events():
+            fold.apply(event)
+            room.receive("t-1", "state", json.dumps(fold.snapshot("t-1", None)).encode())
+    finally:
+        table.close()
+    assert len(outcomes) > 50 and table.session.state.value == "ended"
+    card = room.card("t-1")
+    assert room.bad_messages == 0 and card is not None
+    assert card["game_kind"] == "ides" and card["status"] == "ended" and len(card["seats"]) == 3
+    assert card["leader"] and card["seq"] == fold.seq
+
+
+def test_a_simulated_table_process_refuses_a_dispute_its_game_cannot_have(tmp_path: Path) -> None:
+    argv = ["--log", str(tmp_path / "t.db"), "--mqtt", "mqtt://127.0.0.1:1", "--table", "t"]
+    done = subprocess.run(
+        [sys.executable, "-m", "companion.cafe.simtable", *argv, "--game", "ides", "--dispute"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "no move of this game waits for the operator" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
 class ToyPosition:
     """A counting race: each ``step`` event adds its points to the player whose turn it is."""
 
@@ -198,6 +236,17 @@ def toy_game() -> Iterator[ToyGame]:
         yield toy
     finally:
         registry.unregister(toy.name)
+
+
+def test_a_simulated_table_refuses_a_game_or_a_choice_it_cannot_play(
+    tmp_path: Path, toy_game: ToyGame
+) -> None:
+    with pytest.raises(InputError, match="the game 'toyrace' has no simulated players"):
+        SimulatedTable(tmp_path / "t.db", seed=1, game=toy_game.name)
+    with pytest.raises(InputError, match="not a setup choice of this game") as refused:
+        SimulatedTable(tmp_path / "t.db", seed=1, board="troia", game="ides")
+    assert refused.value.field == "board"
+    assert not (tmp_path / "t.db").exists()  # refused before a log is opened
 
 
 def toy_log(path: Path, points: list[int]) -> GameLog:

@@ -12,7 +12,7 @@ from companion.cafe.broker import BrokerSettings, parse_topic, table_id, topic
 from companion.cafe.hub_web import create_hub_app
 from companion.cafe.options import add_cafe_arguments, publisher_from_args
 from companion.cafe.room import Room, safe_link
-from companion.cafe.simtable import SimulatedTable, _illegal_after
+from companion.cafe.simtable import SimulatedTable
 from companion.cafe.snapshot import TableFold
 from companion.cli import main
 from companion.errors import InputError
@@ -165,7 +165,7 @@ def test_the_fold_of_the_log_matches_the_live_session(tmp_path: Path) -> None:
 
     # Followed event by event: a refused move, its dismissal, then an undo.
     live = TableFold.from_log(table.log)
-    table.show(_illegal_after(boards[8]))
+    table.show(table.dispute())
     session.operate("undo")  # dismisses the flagged move
     session.operate("undo")  # takes back the last accepted turn
     flagged = None

@@ -10,12 +10,14 @@ from pathlib import Path
 
 import pytest
 import toy_game
+from crash_helpers import kill_after_every_event
 from toy_game import GAME, GOAL
 
 from companion.cafe.broker import BrokerSettings
 from companion.cafe.mosquitto import LocalBroker
 from companion.cafe.publisher import PublisherOptions, TablePublisher
 from companion.cafe.schema import check_state
+from companion.cafe.simtable import SimulatedTable
 from companion.cafe.snapshot import TableFold
 from companion.errors import InputError
 from companion.games import registry
@@ -169,6 +171,23 @@ def test_the_cafe_publisher_sends_the_whole_game(tmp_path: Path, broker: LocalBr
     assert card["game_kind"] == GAME.name and card["status"] == "ended"
     assert [seat["score"] for seat in card["seats"]] == [GOAL, GOAL]
     assert card["leader"] in (["Ann"], ["Bo"])
+
+
+def test_the_crash_test_and_the_cafe_simulator_play_the_game_through_its_simulation(
+    tmp_path: Path,
+) -> None:
+    # A kill after any event of a simulated game: nothing lost, the same game resumed.
+    report = kill_after_every_event(tmp_path / "crash", GAME.name, seed=2, turns=6)
+    assert report.points > 10 and report.lost == 0 and report.chain_broken == 0
+    assert report.resumed_differs == 0 and report.finished_differs == 0
+    table = SimulatedTable(tmp_path / "cafe.db", seed=3, players=3, game=GAME.name)
+    try:
+        outcomes = [table.show(move) for move in table.new_game()]
+        view = table.session.snapshot()
+    finally:
+        table.close()
+    assert outcomes[-1] == str(view["total"]) and view["total"] >= GOAL
+    assert view["players"] == ["Ann", "Bo", "Cy"] and view["ended"] is not None
 
 
 def test_no_generic_module_names_the_toy_game() -> None:

@@ -29,7 +29,7 @@ from werkzeug.routing import AnyConverter, IntegerConverter, Rule
 
 from companion.cafe.hub_web import create_hub_app
 from companion.cafe.room import Room
-from companion.fuzz.live_table import by_path
+from companion.fuzz.live_table import LiveTable, by_path
 from companion.games import registry
 from companion.games.ides import Dice
 from companion.table.fakes import RecordingLights
@@ -221,7 +221,7 @@ def table_app() -> Iterator[Flask]:
         config = WebConfig(operator_token=TOKEN, secret_key="fuzz", sse_heartbeat_s=0.05)
         app = create_app(config, Services(session, log))
         ides_app = create_app(config, Services(ides.session, ides_log))
-        app.wsgi_app = by_path(ides_app.wsgi_app, app.wsgi_app)  # type: ignore[method-assign]
+        app.wsgi_app = by_path({"ides": ides_app.wsgi_app}, app.wsgi_app)  # type: ignore[method-assign]
         app.jinja_env.bytecode_cache = COMPILED
         started = app.test_client().post(
             "/api/new_game", json=NEW_GAME, headers={"X-Companion-Token": TOKEN}
@@ -267,3 +267,22 @@ def test_no_hub_endpoint_answers_500(data: st.DataObject) -> None:
     client = app.test_client()
     for rule in app.url_map.iter_rules():
         assert_no_server_error(client, data.draw(fuzzed_request(rule)))
+
+
+def test_the_live_table_plays_every_game_each_at_its_own_paths(tmp_path: Path) -> None:
+    table = LiveTable(tmp_path, 4, TOKEN)
+    try:
+        client = table.app.test_client()
+        assert set(table.tables) == set(registry.games())
+        for name, game_table in table.tables.items():
+            assert game_table.session.state.value == "playing", name
+        assert client.get("/api/ides/state").get_json()["game_kind"] == "ides"
+        assert "Aulus" in client.get("/ides").get_data(as_text=True)  # its simulated players
+        assert client.get("/api/state").get_json()["game_kind"] == registry.DEFAULT_GAME
+        before = {name: t.session.snapshot()["version"] for name, t in table.tables.items()}
+        for _ in range(3):
+            table.advance(random.Random(9))
+        after = {name: t.session.snapshot()["version"] for name, t in table.tables.items()}
+        assert all(after[name] > before[name] for name in table.tables), (before, after)
+    finally:
+        table.close()

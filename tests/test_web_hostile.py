@@ -159,7 +159,7 @@ def test_deep_json_is_a_clear_400_on_every_json_endpoint(tmp_path: Path) -> None
     config = WebConfig(operator_token=TOKEN, secret_key="k")
     app = create_app(config, Services(TableSession(garum, RecordingLights()), garum))
     ides_app = create_app(config, Services(ides.session, ides_log))
-    app.wsgi_app = by_path(ides_app.wsgi_app, app.wsgi_app)  # type: ignore[method-assign]
+    app.wsgi_app = by_path({"ides": ides_app.wsgi_app}, app.wsgi_app)  # type: ignore[method-assign]
     client = app.test_client()
     paths = [f"/api/{action}" for action in ("new_game", "accept", "correct", "undo", "end")]
     paths += ["/api/choose_vat", "/api/ides/act", "/api/ides/new_game"]

@@ -12,6 +12,7 @@ from typing import Any
 
 from companion.errors import InputError
 from companion.games.cafe_seam import CARD_FIELDS
+from companion.games.simulation_seam import Acted, Move, check_choices
 from companion.games.table_seam import ActionError, ButtonPress, Desk, EventKind, LoggedEvent, Phase
 from companion.link.lights import StatusLight, TableLights
 
@@ -153,6 +154,40 @@ class ToyCafe:
         return {key: data.get(key) for key in CARD_FIELDS}
 
 
+class ToySimulation:
+    """Seeded players adding 1-3 in turn (Twenty-one has no hostile moves to mix in)."""
+
+    def __init__(self, seed: int, players: int | None, choices: Mapping[str, str] | None) -> None:
+        check_choices(choices, {})
+        self.seed, self.players = seed, ["Ann", "Bo", "Cy", "Di"][: players or 2]
+
+    def referee(self) -> ToyReferee:
+        return ToyReferee()
+
+    def setup_request(self) -> dict[str, Any]:
+        return {"players": self.players}
+
+    def script(self, match: Any, turns: int | None = None) -> list[Move]:
+        rng, total, moves = random.Random(self.seed), 0, list[Move]()
+        while total < GOAL and (turns is None or len(moves) < turns):
+            add = rng.randint(1, 3)
+            moves.append(Acted(add))
+            total += add
+        return moves
+
+    def next_move(self, match: Any, rng: random.Random) -> Move | None:
+        return Acted(rng.randint(1, 3)) if match.position < GOAL else None
+
+    def dispute(self, match: Any) -> None:
+        return None
+
+    def digest(self, match: Any) -> dict[str, Any]:
+        return {"total": match.position, "added": match.history}
+
+    def export(self, match: Any) -> list[str]:
+        return [str(added) for added in match.history]
+
+
 class ToyPlugin:
     name = ToyReferee.name
     title = "Twenty-one"
@@ -168,6 +203,16 @@ class ToyPlugin:
 
     def cafe(self) -> ToyCafe:
         return ToyCafe()
+
+    def simulation(
+        self,
+        seed: int,
+        *,
+        players: int | None = None,
+        hostile: bool = False,
+        choices: Mapping[str, str] | None = None,
+    ) -> ToySimulation:
+        return ToySimulation(seed, players, choices)
 
 
 GAME = ToyPlugin()

@@ -7,6 +7,7 @@ import time
 
 from companion.arguments import positive_count, seed
 from companion.benchmarks._crash_harness import run_points
+from companion.games import registry
 from companion.progress import Progress
 
 NAME = "crash"
@@ -18,16 +19,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--points", type=positive_count, default=100, help="kill points (default 100)"
     )
     parser.add_argument(
-        "--turns", type=positive_count, default=64, help="turns per game (default: all)"
+        "--turns", type=positive_count, default=64, help="turns per game (default 64)"
     )
     parser.add_argument("--seed", type=seed, default=1)
+    parser.add_argument(
+        "--game",
+        choices=list(registry.games()),
+        default=registry.DEFAULT_GAME,
+        help=f"the game played (default {registry.DEFAULT_GAME})",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     bar = Progress(args.points, "kill points")
     try:
-        report = run_points(args.points, args.seed, args.turns, lambda n: bar.advance())
+        report = run_points(
+            args.points, args.seed, args.turns, lambda n: bar.advance(), game=args.game
+        )
     finally:
         bar.close()
     elapsed = time.perf_counter() - started

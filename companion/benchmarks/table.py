@@ -1,9 +1,11 @@
-"""``companion bench table``: from a hand leaving the board to the change on the dashboard.
+"""``companion bench table``: from a simulated player's move to the change on the dashboard.
 
-The demo table for real: the synthetic camera renders simulated players (a hand over the
-board, then the new board), recognition and the stability gate read it, the session judges
-and logs it, and chromium shows it.  Two figures per change: until the session publishes
-the new state, and until the page in the browser has redrawn it.
+The demo table of the default game for real: its simulated players make their moves (for a
+camera game, the synthetic camera renders a hand over the board, then the new board, and
+recognition and the stability gate read it), the session judges and logs each, and
+chromium shows it.  Two figures per change: until the session publishes the new state, and
+until the page in the browser has redrawn it.  The clock starts when the players' input
+notes the move made (:class:`~companion.games.simulation_seam.TimedMoves`).
 """
 
 from __future__ import annotations
@@ -17,14 +19,13 @@ from typing import Any
 
 from companion.app.table import Table
 from companion.arguments import positive_count, seed
-from companion.games.garum.camera import CameraReadings
-from companion.games.garum.simcam import SimulatedPlayersCamera
+from companion.games.simulation_seam import TimedMoves
 from companion.table.config import demo_config
 from companion.table.fakes import RecordingLights
 from companion.web.config import WebConfig
 
 NAME = "table"
-HELP = "hand leaves the board -> change on the dashboard (synthetic camera, real recognition)"
+HELP = "simulated move (a hand leaving the board) -> change on the dashboard (the demo table)"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
 
 
@@ -43,26 +44,36 @@ def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="companion-bench-table-") as tmp:
         config = demo_config(Path(tmp), port=0, seed=args.seed, mistakes_at=())  # every change read
         table = Table.open(config, lights=RecordingLights(), web=WebConfig("bench-pin", "k"))
-        assert isinstance(table.readings, CameraReadings)
-        camera = table.readings.source
-        assert isinstance(camera, SimulatedPlayersCamera)
+        players = timed_moves(table.readings)
+        if players is None:
+            table.close()
+            print("the demo table's simulated players note no move times: nothing to time")
+            return 1
         published: list[float] = []
         shown: list[float] = []
         table.session.viewers.publish = _recording(table.session.viewers.publish, published)  # type: ignore[method-assign]
         table.start()
         try:
             if args.no_browser:
-                while len(camera.hand_left_s) <= args.changes:
+                while len(players.moves_at_s) <= args.changes:
                     time.sleep(0.1)
             else:
-                _watch_page(table.server.url, camera, args.changes, shown)
+                _watch_page(table.server.url, players, args.changes, shown)
         finally:
             table.close()
-    starts = [camera.hand_left_s[i] for i in range(args.changes)]
+    starts = [players.moves_at_s[i] for i in range(args.changes)]
     _report("session published", [_after(published, s) for s in starts])
     if not args.no_browser:
         _report("page redrawn     ", [_after(shown, s) for s in starts])
     return 0
+
+
+def timed_moves(readings: object) -> TimedMoves | None:
+    """The simulated players behind the table's input (a reader may wrap them, as its
+    ``source``), if they note when they move."""
+    while readings is not None and not isinstance(readings, TimedMoves):
+        readings = getattr(readings, "source", None)
+    return readings
 
 
 def _recording(publish: Any, times: list[float]) -> Any:
@@ -73,7 +84,7 @@ def _recording(publish: Any, times: list[float]) -> Any:
     return wrapped
 
 
-def _watch_page(url: str, camera: SimulatedPlayersCamera, changes: int, shown: list[float]) -> None:
+def _watch_page(url: str, players: TimedMoves, changes: int, shown: list[float]) -> None:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
@@ -85,7 +96,7 @@ def _watch_page(url: str, camera: SimulatedPlayersCamera, changes: int, shown: l
             "new MutationObserver(() => companionShown())"
             ".observe(document.getElementById('live'), {childList: true})"
         )
-        while len(camera.hand_left_s) <= changes:
+        while len(players.moves_at_s) <= changes:
             page.wait_for_timeout(50)
         browser.close()
 

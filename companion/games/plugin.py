@@ -12,6 +12,7 @@ lazily, so listing the installed games stays cheap and a game's optional depende
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from companion.games.command_seam import GameCommands
     from companion.games.live_seam import LiveGame
     from companion.games.page_seam import PageKit
+    from companion.games.simulation_seam import Simulation
     from companion.games.table_seam import Referee
 
 
@@ -61,4 +63,20 @@ class GamePlugin(Protocol):
 
     def cafe(self) -> GameCafe:
         """How the café follows, summarises and checks a table playing this game."""
+        ...
+
+    # -- harnesses: seeded simulated games (crash test, café simulator, fuzz) ---------------
+
+    def simulation(
+        self,
+        seed: int,
+        *,
+        players: int | None = None,
+        hostile: bool = False,
+        choices: Mapping[str, str] | None = None,
+    ) -> Simulation:
+        """A simulated game drawn from ``seed`` (see :mod:`companion.games.simulation_seam`):
+        ``players`` at the table (the game's default when ``None``), ``hostile`` moves mixed
+        in (misread, repeated or refused), ``choices`` the game's own setup choices by name.
+        A game without simulated players raises ``NotImplementedError``."""
         ...

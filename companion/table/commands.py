@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from companion.games.simulation_seam import Move, Seen
 from companion.games.table_seam import ButtonPress
 
 
@@ -66,3 +67,9 @@ class SourceFailed:
 
 
 Command = NewGame | Observe | Act | Press | Undo | EndGame | Acknowledge | SourceFailed
+
+
+def command_for(move: Move) -> Observe | Act:
+    """The command that makes a simulated game's move: the camera's observation, or the
+    operator's action."""
+    return Observe(move.observation) if isinstance(move, Seen) else Act(move.action)

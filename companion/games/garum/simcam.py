@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 from companion.boards.profile import BoardProfile
 from companion.games.garum.players import SimulatedPlayers
@@ -39,6 +39,11 @@ class SimulatedPlayersCamera:
         self._closed = threading.Event()
         self.hand_left_s: dict[int, float] = {}  # change index -> monotonic time
         self.on_board: Callable[[BoardProfile], None] | None = None
+
+    @property
+    def moves_at_s(self) -> Mapping[int, float]:
+        """:attr:`hand_left_s`, as a benchmark of any game's simulated players reads it."""
+        return self.hand_left_s
 
     @property
     def profile(self) -> BoardProfile:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from companion.games.live_seam import LiveGame
     from companion.games.page_seam import PageKit
+    from companion.games.simulation_seam import Simulation
     from companion.games.table_seam import Referee
 
 from companion.games.cafe_seam import GameCafe
@@ -39,6 +41,18 @@ class IdesPlugin:
         from companion.games.ides.cafe import IdesCafe
 
         return IdesCafe()
+
+    def simulation(
+        self,
+        seed: int,
+        *,
+        players: int | None = None,
+        hostile: bool = False,
+        choices: Mapping[str, str] | None = None,
+    ) -> Simulation:
+        from companion.games.ides.scripted import IdesSimulation
+
+        return IdesSimulation(seed, players=players, hostile=hostile, choices=choices)
 
 
 GAME = IdesPlugin()

@@ -198,6 +198,7 @@ class IdesMatch:
         # A log from before the choice existed was played with the companion's dice.
         self.dice_mode = DiceMode.parse(header.get("dice_mode", DiceMode.ELECTRONIC.value))
         self.position = Game.setup(names, first_seat=int(header.get("first_seat", 0)), faces=faces)
+        self.opening = self.position  # where the game started: a simulated script starts here
         self.game = opening.game
         self.history: list[LogLine] = []
         self.ended: str | None = None
