@@ -21,6 +21,8 @@ from companion.cafe.simtable import SimulatedTable
 from companion.cafe.snapshot import TableFold
 from companion.errors import InputError
 from companion.games import registry
+from companion.games.live_seam import PlainLive, live_of
+from companion.games.plugin import GamePlugin
 from companion.games.table_seam import ActionError, ButtonPress
 from companion.table.commands import Press
 from companion.table.fakes import RecordingLights
@@ -188,6 +190,13 @@ def test_the_crash_test_and_the_cafe_simulator_play_the_game_through_its_simulat
         table.close()
     assert outcomes[-1] == str(view["total"]) and view["total"] >= GOAL
     assert view["players"] == ["Ann", "Bo", "Cy"] and view["ended"] is not None
+
+
+def test_it_is_a_whole_plugin_as_an_installed_game_must_be() -> None:
+    """The registry refuses an entry point that is not a GamePlugin: the toy game must pass
+    that check with every hook, including those it leaves to the defaults."""
+    assert isinstance(GAME, GamePlugin)
+    assert isinstance(live_of(GAME), PlainLive)
 
 
 def test_no_generic_module_names_the_toy_game() -> None:

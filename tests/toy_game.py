@@ -195,6 +195,9 @@ class ToyPlugin:
     def referee(self) -> ToyReferee:
         return ToyReferee()
 
+    def live(self) -> Any:
+        raise NotImplementedError  # no camera or buttons: played from the dashboard
+
     def pages(self) -> Any:
         raise NotImplementedError
 
