@@ -30,7 +30,7 @@ from companion.fuzz.cli_target import CliTarget
 from companion.fuzz.hostile import mutate_text, strict_json_ok
 from companion.fuzz.http_target import OPERATOR_ADDR, STRANGER_ADDR, HttpCredentials, HttpTarget
 from companion.fuzz.inprocess import Outcome, call
-from companion.fuzz.live_table import LiveTable
+from companion.fuzz.live_table import FuzzedTables
 from companion.fuzz.mqtt_target import MqttTarget, out_of_bounds
 from companion.fuzz.tally import (
     ACCEPTED_INVALID,
@@ -211,7 +211,7 @@ def test_500s_accepted_invalid_and_lockouts_are_counted() -> None:
 
 
 def test_a_real_table_takes_the_http_fuzz(tmp_path: Path) -> None:
-    table = LiveTable(tmp_path, 4, TOKEN)
+    table = FuzzedTables(tmp_path, 4, TOKEN)
     try:
         target = HttpTarget(table.app, HttpCredentials(TOKEN), 4, table.advance)
         tally = Tally()

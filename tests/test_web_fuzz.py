@@ -29,7 +29,7 @@ from werkzeug.routing import AnyConverter, IntegerConverter, Rule
 
 from companion.cafe.hub_web import create_hub_app
 from companion.cafe.room import Room
-from companion.fuzz.live_table import LiveTable, by_path
+from companion.fuzz.live_table import FuzzedTables, by_path
 from companion.games import registry
 from companion.games.ides import Dice
 from companion.table.fakes import RecordingLights
@@ -270,7 +270,7 @@ def test_no_hub_endpoint_answers_500(data: st.DataObject) -> None:
 
 
 def test_the_live_table_plays_every_game_each_at_its_own_paths(tmp_path: Path) -> None:
-    table = LiveTable(tmp_path, 4, TOKEN)
+    table = FuzzedTables(tmp_path, 4, TOKEN)
     try:
         client = table.app.test_client()
         assert set(table.tables) == set(registry.games())

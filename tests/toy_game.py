@@ -13,7 +13,14 @@ from typing import Any
 from companion.errors import InputError
 from companion.games.cafe_seam import CARD_FIELDS
 from companion.games.simulation_seam import Acted, Move, check_choices
-from companion.games.table_seam import ActionError, ButtonPress, Desk, EventKind, LoggedEvent, Phase
+from companion.games.table_seam import (
+    ActionError,
+    ButtonPress,
+    Desk,
+    EventKind,
+    LoggedEvent,
+    TablePhase,
+)
 from companion.link.lights import StatusLight, TableLights
 
 GOAL = 21
@@ -38,8 +45,8 @@ class ToyMatch:
         self.position, self.history, self.last_seq, self.ended = 0, [], opening.seq, None
 
     @property
-    def phase(self) -> Phase:
-        return Phase.ENDED if self.ended or self.position >= GOAL else Phase.PLAYING
+    def phase(self) -> TablePhase:
+        return TablePhase.ENDED if self.ended or self.position >= GOAL else TablePhase.PLAYING
 
     def apply(self, event: LoggedEvent) -> None:
         self.last_seq = event.seq
@@ -50,7 +57,7 @@ class ToyMatch:
             self.ended = event.payload["reason"]
 
     def act(self, action: object, desk: Desk) -> object:
-        if self.phase is not Phase.PLAYING or not isinstance(action, int):
+        if self.phase is not TablePhase.PLAYING or not isinstance(action, int):
             raise ActionError("nothing to add to: the game is over")
         who = self.players[len(self.history) % len(self.players)]
         desk.record(EventKind.ACTION, {"action": {"add": action}, "by": who})
@@ -71,7 +78,9 @@ class ToyMatch:
         pass
 
     def lights(self) -> Seat:
-        return Seat(None if self.phase is Phase.ENDED else len(self.history) % len(self.players))
+        return Seat(
+            None if self.phase is TablePhase.ENDED else len(self.history) % len(self.players)
+        )
 
     def view(self, status: str) -> dict[str, Any]:
         return {"status": status, "version": self.last_seq, "players": self.players,

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion.app.parts import make_buttons, make_lights
+from companion.cafe.publisher import PublisherState, TablePublisher
 from companion.errors import CompanionError, InputError
 from companion.games import registry
 from companion.games.live_seam import DemoPlayers, LiveGame, live_of
@@ -31,6 +32,9 @@ from companion.table.session import TableSession, TableState
 from companion.web import Services, create_app
 from companion.web.config import WebConfig
 from companion.web.serve import DashboardServer
+
+# Seconds a table that stops gives a connected café publisher to deliver its last events.
+CAFE_DRAIN_S = 3.0
 
 
 def game_of(config: TableConfig) -> GamePlugin:
@@ -251,9 +255,18 @@ def serve(
             return 130
     finally:
         if publisher is not None:  # café hook: says offline before the table goes
+            _send_the_rest(publisher, table.log)
             publisher.stop()
         table.close()
     return 0
+
+
+def _send_the_rest(publisher: TablePublisher, log: GameLog) -> None:
+    """Lets a connected publisher deliver the events logged last (a demo's ending is
+    written moments before it exits); an unreachable café is not waited for."""
+    head = log.head()
+    if head is not None and publisher.state is PublisherState.ONLINE:
+        publisher.wait_acked(head.seq, CAFE_DRAIN_S)
 
 
 def _watch(table: Table, done: threading.Event, narrate: bool) -> None:

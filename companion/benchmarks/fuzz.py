@@ -23,7 +23,7 @@ from companion.fuzz.cafe_samples import cafe_steps
 from companion.fuzz.cli_target import CliTarget
 from companion.fuzz.http_target import HttpCredentials, HttpTarget
 from companion.fuzz.inprocess import native_stderr_silenced
-from companion.fuzz.live_table import LiveTable
+from companion.fuzz.live_table import FuzzedTables
 from companion.fuzz.mqtt_target import MqttTarget
 from companion.fuzz.tally import Tally, shorten
 from companion.progress import Progress
@@ -116,7 +116,7 @@ def _fuzz(
     elif target == "http":
         folder = workdir / "http"
         folder.mkdir()
-        table = LiveTable(folder, args.seed, TOKEN)
+        table = FuzzedTables(folder, args.seed, TOKEN)
         try:
             fuzz = HttpTarget(table.app, HttpCredentials(TOKEN), args.seed, table.advance)
             fuzz.run(n, tally.target("http"), bar)

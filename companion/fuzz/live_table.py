@@ -41,7 +41,7 @@ class GameTable:
     app: Flask
 
 
-class LiveTable:
+class FuzzedTables:
     def __init__(self, workdir: Path, seed: int, token: str) -> None:
         config = WebConfig(
             operator_token=token, secret_key=secrets.token_hex(16), sse_heartbeat_s=0.2

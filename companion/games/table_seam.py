@@ -87,7 +87,7 @@ class Desk(Protocol):
         ...
 
 
-class Phase(StrEnum):
+class TablePhase(StrEnum):
     """Where a match stands, as far as the table (lights, buttons, actions) is concerned."""
 
     PLAYING = "playing"
@@ -137,7 +137,7 @@ class Match(Protocol):
     history: Any
 
     @property
-    def phase(self) -> Phase: ...
+    def phase(self) -> TablePhase: ...
 
     @property
     def last_seq(self) -> int:

@@ -35,7 +35,7 @@ from companion.games.table_seam import (
     EventKind,
     LoggedEvent,
     Match,
-    Phase,
+    TablePhase,
     require_phase,
 )
 from companion.limits import name_problem
@@ -240,13 +240,15 @@ class GarumMatch:
     # -- the fold --------------------------------------------------------------------------
 
     @property
-    def phase(self) -> Phase:
+    def phase(self) -> TablePhase:
         h = self.history
         if h.ended is not None or self.position.is_over:
-            return Phase.ENDED
+            return TablePhase.ENDED
         if h.flag is not None:
-            return Phase.DESYNC if h.flag.outcome == "desync" else Phase.AWAITING_CORRECTION
-        return Phase.PLAYING
+            return (
+                TablePhase.DESYNC if h.flag.outcome == "desync" else TablePhase.AWAITING_CORRECTION
+            )
+        return TablePhase.PLAYING
 
     @property
     def last_seq(self) -> int:
@@ -388,7 +390,7 @@ class GarumMatch:
         return self.history.flag
 
     def _accept_flag(self, desk: Desk) -> str:
-        require_phase(self.phase, Phase.AWAITING_CORRECTION, Phase.DESYNC)
+        require_phase(self.phase, TablePhase.AWAITING_CORRECTION, TablePhase.DESYNC)
         flag = self._flag()
         photo = desk.photo(flag.reading.photo) if flag.reading.photo else None
         board = BoardState.from_dict(flag.reading.board)
@@ -397,7 +399,9 @@ class GarumMatch:
 
     def _correct(self, board: Any, by: str, desk: Desk) -> str:
         """``by`` names who corrected (the demo's simulated players correct misreads)."""
-        require_phase(self.phase, Phase.PLAYING, Phase.AWAITING_CORRECTION, Phase.DESYNC)
+        require_phase(
+            self.phase, TablePhase.PLAYING, TablePhase.AWAITING_CORRECTION, TablePhase.DESYNC
+        )
         game = self.position
         state = BoardState.from_dict(board, path="board")
         if not state.is_certain:
@@ -422,7 +426,7 @@ class GarumMatch:
         vats = game.board.vats
         if vat not in vats:
             raise InputError(f"must be a whole number {min(vats)}-{max(vats)}", field="vat")
-        require_phase(self.phase, Phase.PLAYING)
+        require_phase(self.phase, TablePhase.PLAYING)
         if game.setup.variant is not Variant.EMPEROR:
             raise ActionError("only the emperor variant lets a player choose the vat")
         if game.turn is None or game.turn.vat is not None:
@@ -436,7 +440,9 @@ class GarumMatch:
 
     def undo(self, by: str, desk: Desk) -> str:
         """Dismisses a flagged move, or else takes back the last accepted turn."""
-        require_phase(self.phase, Phase.PLAYING, Phase.AWAITING_CORRECTION, Phase.DESYNC)
+        require_phase(
+            self.phase, TablePhase.PLAYING, TablePhase.AWAITING_CORRECTION, TablePhase.DESYNC
+        )
         if self.history.flag is not None:
             desk.record(EventKind.DISMISSED, {"by": by})
             self._last_seen = None
@@ -452,15 +458,15 @@ class GarumMatch:
     def lights(self) -> TurnLights:
         game = self.position
         phase = self.phase
-        if phase is Phase.ENDED or game.turn is None:
+        if phase is TablePhase.ENDED or game.turn is None:
             return TurnLights(LightStatus.ENDED)
         turn = game.turn
         upcoming: tuple[int, ...] = ()
         if game.setup.variant is Variant.HARUSPEX:
             upcoming = tuple(game.setup.aureus[turn.round - 1 :])
         status = {
-            Phase.DESYNC: LightStatus.DESYNC,
-            Phase.AWAITING_CORRECTION: LightStatus.ILLEGAL,
+            TablePhase.DESYNC: LightStatus.DESYNC,
+            TablePhase.AWAITING_CORRECTION: LightStatus.ILLEGAL,
         }.get(phase, LightStatus.CHOOSE_VAT if turn.vat is None else LightStatus.TURN)
         return TurnLights(status, turn.vat, turn.colour, turn.seat, upcoming)
 

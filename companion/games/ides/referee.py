@@ -38,7 +38,7 @@ from companion.games.table_seam import (
     EventKind,
     LoggedEvent,
     Match,
-    Phase,
+    TablePhase,
 )
 from companion.limits import name_problem
 from companion.link.lights import TableLights
@@ -211,8 +211,10 @@ class IdesMatch:
         self._next: tuple[dict[str, Any], Game] | None = None  # a played action, computed
 
     @property
-    def phase(self) -> Phase:
-        return Phase.ENDED if self.position.over or self.ended is not None else Phase.PLAYING
+    def phase(self) -> TablePhase:
+        return (
+            TablePhase.ENDED if self.position.over or self.ended is not None else TablePhase.PLAYING
+        )
 
     @property
     def last_seq(self) -> int:
@@ -254,7 +256,7 @@ class IdesMatch:
         With physical dice a roll is offered once per face, for the operator to pick the one
         the real die shows; electronic rolls are offered without a face."""
         game = self.position
-        if self.phase is not Phase.PLAYING:
+        if self.phase is not TablePhase.PLAYING:
             return []
         legal = game.legal_actions()
         if self.dice_mode is DiceMode.ELECTRONIC:
@@ -374,7 +376,7 @@ class IdesMatch:
             )
 
     def _require_playing(self) -> Game:
-        if self.phase is not Phase.PLAYING:
+        if self.phase is not TablePhase.PLAYING:
             raise IllegalAction(Rule.GAME_OVER, "no Ides game is in play: start a new game first")
         return self.position
 
