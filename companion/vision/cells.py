@@ -81,6 +81,23 @@ def class_fractions(
     """Fraction of each pixel class in each cell window (256 x classes)."""
     inside = cell_labels >= 0
     keys = cell_labels[inside].astype(np.int64) * N_CLASSES + classes[inside]
+    return _fractions(keys)
+
+
+class LabelledPixels:
+    """The labelled pixels of a fixed labelling (the cell windows, the bonus rings), found
+    once: :func:`class_fractions` for every frame without searching for them again."""
+
+    def __init__(self, labels: NDArray[np.int32]) -> None:
+        flat = labels.ravel()
+        self._pixels = np.flatnonzero(flat >= 0)
+        self._base = flat[self._pixels].astype(np.int64) * N_CLASSES
+
+    def fractions(self, classes: NDArray[np.uint8]) -> NDArray[np.float64]:
+        return _fractions(self._base + classes.ravel()[self._pixels])
+
+
+def _fractions(keys: NDArray[np.int64]) -> NDArray[np.float64]:
     counts = np.bincount(keys, minlength=CELLS * N_CLASSES).reshape(CELLS, N_CLASSES)
     totals = np.maximum(counts.sum(axis=1, keepdims=True), 1)
     return np.asarray(counts / totals, dtype=np.float64)

@@ -14,6 +14,7 @@ from companion.games.garum.state import BoardState
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.cells import (
     CellRules,
+    LabelledPixels,
     apply_tile_constraint,
     class_fractions,
     fill_covered_cells,
@@ -92,6 +93,8 @@ class BoardReader:
         self._ring_samples = np.flatnonzero(self.layout.ring_mask)[::7]
         self._locator = BoardLocator(profile)
         self._windows = CellWindows(self.layout.cell_labels, profile, self.layout.bonus_rings)
+        self._cell_pixels = LabelledPixels(self.layout.cell_labels)
+        self._ring_pixels = LabelledPixels(self.layout.bonus_rings)
         self.cell_rules = CellRules()
         self.worker_rules = WorkerRules()
 
@@ -156,12 +159,12 @@ class BoardReader:
             return np.asarray(lab if shift is None else cv2.LUT(lab, shift), dtype=np.uint8)
 
         t2 = time.perf_counter()
-        visible, visible_rings = labels, self.layout.bonus_rings
-        if hand is not None:
-            visible = np.where(hand, -1, labels)
-            visible_rings = np.where(hand, -1, visible_rings)
-        fractions = class_fractions(classes, visible)
-        rings = class_fractions(classes, visible_rings)
+        if hand is None:
+            fractions = self._cell_pixels.fractions(classes)
+            rings = self._ring_pixels.fractions(classes)
+        else:
+            fractions = class_fractions(classes, np.where(hand, -1, labels))
+            rings = class_fractions(classes, np.where(hand, -1, self.layout.bonus_rings))
         cells = read_cells(fractions, self.cell_rules, self.profile.bonus_kind, rings)
         colour = CellColour.measure(lab, view, self._windows)
         hidden = frozenset() if hand is None else _cells_covered(hand, labels, ARM_COVER_MAX)
