@@ -482,20 +482,20 @@ def pair_sizes(
 
 def core_code(fractions: NDArray[np.float64], rules: WorkerRules) -> str | None:
     """Empty (None), a colour letter, or ``?`` from the class fractions of a space's core."""
-    species = fractions[PixelClass.B : PixelClass.R + 1]
-    neutral = fractions[PixelClass.NEUTRAL]
-    dark = fractions[PixelClass.DARK]
-    lead = int(np.argmax(species))
-    if (neutral >= rules.empty_min and species.max() < rules.empty_species_max) or (
-        neutral >= rules.bare_min
-        and species.sum() < rules.bare_species_max
-        and dark <= rules.bare_dark_max
+    shares = fractions.tolist()  # plain floats: a few scalar tests, 32 spaces a frame
+    species = shares[PixelClass.B : PixelClass.R + 1]
+    neutral = shares[PixelClass.NEUTRAL]
+    dark = shares[PixelClass.DARK]
+    lead = species.index(max(species))
+    total = sum(species)
+    if (neutral >= rules.empty_min and species[lead] < rules.empty_species_max) or (
+        neutral >= rules.bare_min and total < rules.bare_species_max and dark <= rules.bare_dark_max
     ):
         return None
-    present = species.sum() >= rules.present_min or (
-        species.sum() >= rules.lit_min and species.sum() + dark >= rules.present_min
+    present = total >= rules.present_min or (
+        total >= rules.lit_min and total + dark >= rules.present_min
     )
-    if not present or species[lead] < rules.colour_purity * species.sum():
+    if not present or species[lead] < rules.colour_purity * total:
         return "?"
     return SPECIES_ORDER[lead]
 
