@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import cv2
@@ -19,6 +20,14 @@ from companion.vision.floor import (
     admit_floor,
     fit_floor,
     prove_empty,
+)
+from companion.vision.illumination import (
+    BLOCK_MIN_CLEAR,
+    BLOCKS_PER_STRIP,
+    CLIPPED,
+    PIXEL_STEP,
+    _blocks,
+    _grouped_medians,
 )
 from companion.vision.localize import CameraPose, estimate_pose
 from companion.vision.occlusion import hand_mask
@@ -552,3 +561,44 @@ def test_a_slot_of_pastel_cells_holds_a_tile() -> None:
     fractions[slot[2], PixelClass.B] = 0.0
     out = fill_covered_cells(cells, fractions, PROFILE, rules)
     assert [out[i] for i in slot] == ["?"] * 4
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_grouped_medians_are_numpys_medians(seed: int) -> None:
+    """The light's blocks take their medians from histograms: the same values as
+    ``np.median`` per group, even counts (the mean of the two middle values) included."""
+    rng = np.random.default_rng(seed)
+    count = 9
+    sizes = rng.integers(1, 40, count)
+    group = np.repeat(np.arange(count), sizes)
+    pixels = rng.integers(0, 256, (len(group), 3)).astype(np.uint8)
+    shuffled = rng.permutation(len(group))
+    got = _grouped_medians(pixels[shuffled], group[shuffled], count)
+    want = np.array([np.median(pixels[group == k], axis=0) for k in range(count)])
+    assert np.array_equal(got, want)
+
+
+def test_the_light_blocks_match_a_median_per_block() -> None:
+    """Blocks gathered once per board give what cutting each block out of the view gives:
+    its centre and the median of its unclipped sampled pixels, for blocks clear enough."""
+    layout = CanonicalLayout(load_profile("troia"))
+    rng = np.random.default_rng(3)
+    view = rng.integers(200, 256, (*layout.size_px[::-1], 3)).astype(np.uint8)
+    view[:, : layout.size_px[0] // 3] = 255  # clipped: the blocks there are not usable
+    want_centres, want_colours = [], []
+    for rows, cols in layout.sheet_bands():
+        along_x = (cols.stop - cols.start) >= (rows.stop - rows.start)
+        span = (cols.start, cols.stop) if along_x else (rows.start, rows.stop)
+        edges = np.linspace(span[0], span[1], BLOCKS_PER_STRIP + 1).round().astype(int)
+        for lo, hi in itertools.pairwise(edges.tolist()):
+            r, c = (rows, slice(lo, hi)) if along_x else (slice(lo, hi), cols)
+            sampled = view[r, c].reshape(-1, 3)[::PIXEL_STEP]
+            clear = sampled[sampled.max(axis=1) < CLIPPED]
+            if len(clear) == 0 or len(clear) < BLOCK_MIN_CLEAR * len(sampled):
+                continue
+            want_colours.append(np.median(clear, axis=0))
+            want_centres.append(((c.start + c.stop) / 2.0, (r.start + r.stop) / 2.0))
+    centres, colours = _blocks(view, layout)
+    assert 0 < len(want_centres) < 4 * BLOCKS_PER_STRIP
+    assert np.array_equal(centres, np.array(want_centres))
+    assert np.array_equal(colours, np.array(want_colours))

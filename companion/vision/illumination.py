@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import itertools
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -120,20 +121,54 @@ def _chroma_spread(colours: FloatArray) -> float:
 
 def _blocks(view: NDArray[np.uint8], layout: CanonicalLayout) -> tuple[FloatArray, FloatArray]:
     """Centre (x, y in view pixels) and unclipped median colour of each usable block."""
+    bands = tuple((r.start, r.stop, c.start, c.stop) for r, c in layout.sheet_bands())
+    blocks = _block_samples(bands, view.shape[1])
+    pixels = view.reshape(-1, 3)[blocks.pixels]
+    clear = pixels.max(axis=1) < CLIPPED
+    count = len(blocks.centres)
+    sampled = np.bincount(blocks.block, minlength=count)
+    kept = np.bincount(blocks.block[clear], minlength=count)
+    usable = (kept > 0) & (kept >= BLOCK_MIN_CLEAR * sampled)
+    medians = _grouped_medians(pixels[clear], blocks.block[clear], count)
+    return blocks.centres[usable].reshape(-1, 2), medians[usable].reshape(-1, 3)
+
+
+class _BlockSamples(NamedTuple):
+    pixels: NDArray[np.intp]  # flat view index of every sampled pixel, block after block
+    block: NDArray[np.intp]  # the block each belongs to
+    centres: FloatArray  # x, y (view pixels) of each block
+
+
+@functools.lru_cache(maxsize=8)
+def _block_samples(bands: tuple[tuple[int, int, int, int], ...], width: int) -> _BlockSamples:
+    """Where the blocks along the sheet's strips lie: the same for every frame of a board."""
+    pixels: list[NDArray[np.intp]] = []
     centres: list[tuple[float, float]] = []
-    colours: list[FloatArray] = []
-    for rows, cols in layout.sheet_bands():
-        along_x = (cols.stop - cols.start) >= (rows.stop - rows.start)
-        span = (cols.start, cols.stop) if along_x else (rows.start, rows.stop)
+    for top, bottom, left, right in bands:
+        along_x = (right - left) >= (bottom - top)
+        span = (left, right) if along_x else (top, bottom)
         edges = np.linspace(span[0], span[1], BLOCKS_PER_STRIP + 1).round().astype(int)
         for lo, hi in itertools.pairwise(edges.tolist()):
-            r, c = (rows, slice(lo, hi)) if along_x else (slice(lo, hi), cols)
-            clear = _clear_pixels(_sampled(view, r, c))
-            if clear is None:
-                continue
-            colours.append(np.median(clear, axis=0).astype(np.float64))
-            centres.append(((c.start + c.stop) / 2.0, (r.start + r.stop) / 2.0))
-    return np.array(centres, dtype=np.float64).reshape(-1, 2), np.array(colours).reshape(-1, 3)
+            r0, r1, c0, c1 = (top, bottom, lo, hi) if along_x else (lo, hi, left, right)
+            pixels.append(_sample_indices(r0, r1, c0, c1, width))
+            centres.append(((c0 + c1) / 2.0, (r0 + r1) / 2.0))
+    block = np.concatenate([np.full(len(p), k, dtype=np.intp) for k, p in enumerate(pixels)])
+    return _BlockSamples(np.concatenate(pixels), block, np.array(centres, dtype=np.float64))
+
+
+def _grouped_medians(pixels: NDArray[np.uint8], group: NDArray[np.intp], count: int) -> FloatArray:
+    """Each group's median per channel (``count`` x channels), as ``np.median`` gives it
+    (the mean of the two middle values for an even count), from one histogram per
+    channel: 8-bit values need no sort."""
+    out = np.zeros((count, pixels.shape[1]), dtype=np.float64)
+    for channel in range(pixels.shape[1]):
+        keys = group * 256 + pixels[:, channel]
+        cumulative = np.bincount(keys, minlength=count * 256).reshape(count, 256).cumsum(axis=1)
+        n = cumulative[:, -1]
+        low = np.argmax(cumulative > ((n - 1) // 2)[:, None], axis=1)
+        high = np.argmax(cumulative > (n // 2)[:, None], axis=1)
+        out[:, channel] = (low + high) / 2.0
+    return out
 
 
 def sheet_strips(view: NDArray[np.uint8], layout: CanonicalLayout) -> FloatArray:
