@@ -28,6 +28,7 @@ from companion.vision.illumination import (
     PIXEL_STEP,
     _blocks,
     _grouped_medians,
+    sheet_strips,
 )
 from companion.vision.localize import CameraPose, estimate_pose
 from companion.vision.occlusion import hand_mask
@@ -602,3 +603,21 @@ def test_the_light_blocks_match_a_median_per_block() -> None:
     assert 0 < len(want_centres) < 4 * BLOCKS_PER_STRIP
     assert np.array_equal(centres, np.array(want_centres))
     assert np.array_equal(colours, np.array(want_colours))
+
+
+def test_the_sheet_strips_match_a_median_per_strip() -> None:
+    """Each strip's colour is the median of its unclipped sampled pixels, or of all of them
+    when too few are unclipped (a strip washed out by a lamp)."""
+    layout = CanonicalLayout(load_profile("troia"))
+    rng = np.random.default_rng(5)
+    view = rng.integers(180, 256, (*layout.size_px[::-1], 3)).astype(np.uint8)
+    rows, cols = layout.sheet_bands()[0]
+    view[rows, cols] = 255  # the first strip clipped all over
+    want = []
+    for rows, cols in layout.sheet_bands():
+        sampled = view[rows, cols].reshape(-1, 3)[::PIXEL_STEP]
+        clear = sampled[sampled.max(axis=1) < CLIPPED]
+        usable = len(clear) > 0 and len(clear) >= BLOCK_MIN_CLEAR * len(sampled)
+        want.append(np.median(clear if usable else sampled, axis=0))
+    assert np.array_equal(sheet_strips(view, layout), np.array(want))
+    assert np.array_equal(sheet_strips(view, layout)[0], [255.0, 255.0, 255.0])

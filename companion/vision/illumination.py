@@ -156,6 +156,15 @@ def _block_samples(bands: tuple[tuple[int, int, int, int], ...], width: int) -> 
     return _BlockSamples(np.concatenate(pixels), block, np.array(centres, dtype=np.float64))
 
 
+@functools.lru_cache(maxsize=8)
+def _strip_samples(bands: tuple[tuple[int, int, int, int], ...], width: int) -> _BlockSamples:
+    """The sampled pixels of each whole strip, as blocks of one strip each."""
+    pixels = [_sample_indices(*band, width) for band in bands]
+    block = np.concatenate([np.full(len(p), k, dtype=np.intp) for k, p in enumerate(pixels)])
+    centres = np.array([((c0 + c1) / 2.0, (r0 + r1) / 2.0) for r0, r1, c0, c1 in bands])
+    return _BlockSamples(np.concatenate(pixels), block, centres)
+
+
 def _grouped_medians(pixels: NDArray[np.uint8], group: NDArray[np.intp], count: int) -> FloatArray:
     """Each group's median per channel (``count`` x channels), as ``np.median`` gives it
     (the mean of the two middle values for an even count), from one histogram per
@@ -174,13 +183,19 @@ def _grouped_medians(pixels: NDArray[np.uint8], group: NDArray[np.intp], count: 
 def sheet_strips(view: NDArray[np.uint8], layout: CanonicalLayout) -> FloatArray:
     """The sheet's colour on each of its four bare strips (4 x BGR), ignoring pixels at the
     sensor's limit when enough others show."""
-    medians = []
-    for rows, cols in layout.sheet_bands():
-        sampled = _sampled(view, rows, cols)
-        clear = _clear_pixels(sampled)
-        chosen = clear if clear is not None else sampled
-        medians.append(np.median(chosen, axis=0))
-    return np.asarray(medians, dtype=np.float64)
+    bands = tuple((r.start, r.stop, c.start, c.stop) for r, c in layout.sheet_bands())
+    strips = _strip_samples(bands, view.shape[1])
+    pixels = view.reshape(-1, 3)[strips.pixels]
+    clear = pixels.max(axis=1) < CLIPPED
+    count = len(strips.centres)
+    sampled = np.bincount(strips.block, minlength=count)
+    kept = np.bincount(strips.block[clear], minlength=count)
+    usable = (kept > 0) & (kept >= BLOCK_MIN_CLEAR * sampled)
+    medians = _grouped_medians(pixels[clear], strips.block[clear], count)
+    if not usable.all():  # too little shows unclipped: every sampled pixel counts
+        everything = _grouped_medians(pixels, strips.block, count)
+        medians[~usable] = everything[~usable]
+    return medians
 
 
 def sheet_colour(strips: FloatArray) -> FloatArray:
@@ -193,27 +208,12 @@ def observed_sheet(view: NDArray[np.uint8], layout: CanonicalLayout) -> FloatArr
     return sheet_colour(sheet_strips(view, layout))
 
 
-def _sampled(view: NDArray[np.uint8], rows: slice, cols: slice) -> NDArray[np.uint8]:
-    """Every PIXEL_STEP-th pixel of a rectangle of ``view``, in row order, gathered without
-    copying the whole rectangle first."""
-    flat = _sample_indices(rows.start, rows.stop, cols.start, cols.stop, view.shape[1])
-    return np.asarray(view.reshape(-1, 3)[flat], dtype=np.uint8)
-
-
 @functools.lru_cache(maxsize=256)
 def _sample_indices(top: int, bottom: int, left: int, right: int, width: int) -> NDArray[np.intp]:
-    """Flat indices of :func:`_sampled`'s pixels: the same rectangles every frame."""
+    """Flat view indices of every PIXEL_STEP-th pixel of a rectangle, in row order: the
+    same rectangles every frame."""
     k = np.arange(0, (bottom - top) * (right - left), PIXEL_STEP)
     return np.asarray((top + k // (right - left)) * width + left + k % (right - left), np.intp)
-
-
-def _clear_pixels(sampled: NDArray[np.uint8]) -> NDArray[np.uint8] | None:
-    """The sampled pixels with no channel clipped, or ``None`` when fewer than
-    BLOCK_MIN_CLEAR of them are."""
-    clear = sampled[sampled.max(axis=1) < CLIPPED]
-    if len(clear) == 0 or len(clear) < BLOCK_MIN_CLEAR * len(sampled):
-        return None
-    return np.asarray(clear, dtype=np.uint8)
 
 
 __all__ = ["SheetLight", "observed_sheet", "sheet_colour", "sheet_strips"]
