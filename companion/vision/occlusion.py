@@ -53,8 +53,10 @@ def hand_mask(
     ring, outer = layout.ring_mask[::REDUCE, ::REDUCE], layout.outer_mask[::REDUCE, ::REDUCE]
     patch = (skin[::REDUCE, ::REDUCE] & ring) | (coloured & outer)
     found = _u8(cv2.morphologyEx(patch.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(found, connectivity=8)
     min_px = HAND_MIN_AREA_MM2 * s * s
+    if cv2.countNonZero(found) < min_px:
+        return None  # not even all of it together would make a hand
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(found, connectivity=8)
     seeds = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= min_px]
     if not seeds:
         return None
