@@ -757,11 +757,12 @@ def _distances_to_pieces(
 
 def _axis_distance(offsets: NDArray[np.float64], axes: NDArray[np.float64]) -> NDArray[np.float64]:
     """Distance of each offset (from a piece's base) to the segment from 0 to its axis."""
-    length2 = np.einsum("ij,ij->i", axes, axes)
-    along = np.einsum("ij,ij->i", offsets, axes) / np.maximum(length2, 1e-9)
+    ox, oy, ax, ay = offsets[:, 0], offsets[:, 1], axes[:, 0], axes[:, 1]
+    length2 = ax * ax + ay * ay
+    along = (ox * ax + oy * ay) / np.maximum(length2, 1e-9)
     t = np.where(length2 < 1e-9, 0.0, np.clip(along, 0.0, 1.0))
-    away = offsets - t[:, None] * axes
-    return np.asarray(np.sqrt(np.einsum("ij,ij->i", away, away)), dtype=np.float64)
+    dx, dy = ox - t * ax, oy - t * ay
+    return np.asarray(np.sqrt(dx * dx + dy * dy), dtype=np.float64)
 
 
 def _measure_colour(
