@@ -27,7 +27,7 @@ from companion.vision.illumination import (
     CLIPPED,
     PIXEL_STEP,
     _blocks,
-    _grouped_medians,
+    grouped_medians,
     sheet_strips,
 )
 from companion.vision.localize import CameraPose, estimate_pose
@@ -574,7 +574,7 @@ def test_grouped_medians_are_numpys_medians(seed: int) -> None:
     group = np.repeat(np.arange(count), sizes)
     pixels = rng.integers(0, 256, (len(group), 3)).astype(np.uint8)
     shuffled = rng.permutation(len(group))
-    got = _grouped_medians(pixels[shuffled], group[shuffled], count)
+    got = grouped_medians(pixels[shuffled], group[shuffled], count)
     want = np.array([np.median(pixels[group == k], axis=0) for k in range(count)])
     assert np.array_equal(got, want)
 

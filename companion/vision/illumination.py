@@ -124,12 +124,12 @@ def _blocks(view: NDArray[np.uint8], layout: CanonicalLayout) -> tuple[FloatArra
     bands = tuple((r.start, r.stop, c.start, c.stop) for r, c in layout.sheet_bands())
     blocks = _block_samples(bands, view.shape[1])
     pixels = view.reshape(-1, 3)[blocks.pixels]
-    clear = pixels.max(axis=1) < CLIPPED
+    clear = _brightest_channel(pixels) < CLIPPED
     count = len(blocks.centres)
     sampled = np.bincount(blocks.block, minlength=count)
     kept = np.bincount(blocks.block[clear], minlength=count)
     usable = (kept > 0) & (kept >= BLOCK_MIN_CLEAR * sampled)
-    medians = _grouped_medians(pixels[clear], blocks.block[clear], count)
+    medians = grouped_medians(pixels[clear], blocks.block[clear], count)
     return blocks.centres[usable].reshape(-1, 2), medians[usable].reshape(-1, 3)
 
 
@@ -165,7 +165,13 @@ def _strip_samples(bands: tuple[tuple[int, int, int, int], ...], width: int) -> 
     return _BlockSamples(np.concatenate(pixels), block, centres)
 
 
-def _grouped_medians(pixels: NDArray[np.uint8], group: NDArray[np.intp], count: int) -> FloatArray:
+def _brightest_channel(pixels: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """Each pixel's largest channel (``max(axis=1)`` reduces three values at a time, far
+    slower than two element-wise maxima)."""
+    return np.maximum(np.maximum(pixels[:, 0], pixels[:, 1]), pixels[:, 2])
+
+
+def grouped_medians(pixels: NDArray[np.uint8], group: NDArray[np.intp], count: int) -> FloatArray:
     """Each group's median per channel (``count`` x channels), as ``np.median`` gives it
     (the mean of the two middle values for an even count), from one histogram per
     channel: 8-bit values need no sort."""
@@ -186,14 +192,14 @@ def sheet_strips(view: NDArray[np.uint8], layout: CanonicalLayout) -> FloatArray
     bands = tuple((r.start, r.stop, c.start, c.stop) for r, c in layout.sheet_bands())
     strips = _strip_samples(bands, view.shape[1])
     pixels = view.reshape(-1, 3)[strips.pixels]
-    clear = pixels.max(axis=1) < CLIPPED
+    clear = _brightest_channel(pixels) < CLIPPED
     count = len(strips.centres)
     sampled = np.bincount(strips.block, minlength=count)
     kept = np.bincount(strips.block[clear], minlength=count)
     usable = (kept > 0) & (kept >= BLOCK_MIN_CLEAR * sampled)
-    medians = _grouped_medians(pixels[clear], strips.block[clear], count)
+    medians = grouped_medians(pixels[clear], strips.block[clear], count)
     if not usable.all():  # too little shows unclipped: every sampled pixel counts
-        everything = _grouped_medians(pixels, strips.block, count)
+        everything = grouped_medians(pixels, strips.block, count)
         medians[~usable] = everything[~usable]
     return medians
 
@@ -216,4 +222,4 @@ def _sample_indices(top: int, bottom: int, left: int, right: int, width: int) ->
     return np.asarray((top + k // (right - left)) * width + left + k % (right - left), np.intp)
 
 
-__all__ = ["SheetLight", "observed_sheet", "sheet_colour", "sheet_strips"]
+__all__ = ["SheetLight", "grouped_medians", "observed_sheet", "sheet_colour", "sheet_strips"]

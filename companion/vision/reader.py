@@ -37,7 +37,7 @@ from companion.vision.floor import (
     prove_empty,
     raw_floor_colour,
 )
-from companion.vision.illumination import SheetLight, sheet_colour, sheet_strips
+from companion.vision.illumination import SheetLight, grouped_medians, sheet_colour, sheet_strips
 from companion.vision.localize import BoardLocator, BoardNotFound, estimate_pose
 from companion.vision.occlusion import hand_mask
 from companion.vision.workers import WorkerRules, read_workers
@@ -224,8 +224,8 @@ def _sheet_ab_offset(
 ) -> tuple[int, int]:
     """How far the sheet's chroma in this frame sits from where it should."""
     ring = lab.reshape(-1, 3)[ring_samples]
-    a = float(np.median(ring[:, 1])) - 128.0
-    b = float(np.median(ring[:, 2])) - 128.0
+    one_group = np.zeros(len(ring), dtype=np.intp)
+    a, b = (grouped_medians(ring[:, 1:], one_group, 1)[0] - 128.0).tolist()
     return (round(a - reference_ab[0]), round(b - reference_ab[1]))
 
 

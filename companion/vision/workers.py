@@ -820,7 +820,9 @@ def _own_pixels(
         return mine
     full = np.array([_quantile(contrast[lit, c], FULL_CONTRAST_QUANTILE) for c in range(2)])
     chosen = np.flatnonzero(mine)
-    keep = np.any(contrast[chosen] >= LEVELS * full, axis=1) | shade[chosen]
+    bar = LEVELS * full
+    seen = contrast[chosen]
+    keep = (seen[:, 0] >= bar[0]) | (seen[:, 1] >= bar[1]) | shade[chosen]
     out = np.zeros(len(mine), dtype=np.bool_)
     out[chosen[keep]] = True
     return out
