@@ -61,3 +61,31 @@ def test_the_naive_reader_reads_a_clear_board_and_gives_up_without_markers() -> 
     # No confidence and no glare handling, but most cells of a clear view come out right.
     assert sum(a == b for a, b in zip(cells, truth.cells, strict=True)) > 200
     assert NaiveReader(PROFILE).read(np.full((480, 640, 3), 128, np.uint8)) is None
+
+
+def test_each_reader_is_timed_as_often_as_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--repeat N`` reads every frame N times with each reader (the fastest time counts),
+    while each frame is still scored once."""
+    import companion.vision.bench as bench
+
+    reads = {"ours": 0, "naive": 0}
+
+    class CountedReader(bench.BoardReader):
+        def read(self, frame_bgr):  # type: ignore[no-untyped-def]
+            reads["ours"] += 1
+            return super().read(frame_bgr)
+
+    class CountedNaive(bench.NaiveReader):
+        def read(self, frame_bgr):  # type: ignore[no-untyped-def]
+            reads["naive"] += 1
+            return super().read(frame_bgr)
+
+    monkeypatch.setattr(bench, "BoardReader", CountedReader)
+    monkeypatch.setattr(bench, "NaiveReader", CountedNaive)
+    folder = _folder(tmp_path, (103, 104))
+    assert main(["bench", "vision", "--frames", str(folder), "--repeat", "3"]) == 0
+    assert reads == {"ours": 6, "naive": 6}
+    assert "frames                         2 from" in capsys.readouterr().out
+    assert main(["bench", "vision", "--frames", str(folder), "--repeat", "0"]) == 2
