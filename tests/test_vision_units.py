@@ -35,6 +35,7 @@ from companion.vision.occlusion import hand_mask
 from companion.vision.render import Shot, random_camera
 from companion.vision.workers import (
     WorkerRules,
+    _discs,
     expected_area,
     frame_boundary,
     read_workers,
@@ -621,3 +622,21 @@ def test_the_sheet_strips_match_a_median_per_strip() -> None:
         want.append(np.median(clear if usable else sampled, axis=0))
     assert np.array_equal(sheet_strips(view, layout), np.array(want))
     assert np.array_equal(sheet_strips(view, layout)[0], [255.0, 255.0, 255.0])
+
+
+def test_every_core_disc_in_one_pass_is_the_disc_cut_out_alone() -> None:
+    """The cores of all spaces gathered at once hold exactly the pixels within the radius of
+    each centre, including centres at the image's edges and fractional centres."""
+    rng = np.random.default_rng(8)
+    image = rng.integers(0, 7, (60, 80)).astype(np.uint8)
+    centres = np.array([[0.3, 0.2], [79.6, 59.7], [40.5, 30.5], [12.25, 47.9], [-2.0, 10.0]])
+    radius = 4.375
+    values, inside = _discs(image, centres, radius)
+    for k, (x, y) in enumerate(centres):
+        want = sorted(
+            int(image[py, px])
+            for py in range(60)
+            for px in range(80)
+            if (px - x) ** 2 + (py - y) ** 2 <= radius * radius
+        )
+        assert sorted(values[k][inside[k]].tolist()) == want

@@ -238,22 +238,46 @@ def _read_cores(
     g = layout.profile.geometry
     s = layout.px_per_mm
     readings = CoreReadings([], [], [False] * LINES, {})
+    centres = np.array([core_centre_mm(layout, pose, line) for line in range(LINES)]) * s
+    under_arm = np.zeros(LINES, dtype=bool)
+    if blocked is not None:
+        reach_px = (rules.core_radius_mm + BLOCKED_MARGIN_MM) * s
+        covered, inside = _discs(blocked.view(np.uint8), centres, reach_px)
+        under_arm = np.any((covered > 0) & inside, axis=(1, 2))
+    seen, inside = _discs(classes, centres, rules.core_radius_mm * s)
+    keys = np.arange(LINES)[:, None, None] * len(PixelClass) + seen
+    counts = np.bincount(keys[inside], minlength=LINES * len(PixelClass))
+    counts = counts.reshape(LINES, len(PixelClass)).astype(np.float64)
     for line in range(LINES):
         readings.leans.append(pose.lean(g.worker_space_centre_mm(line), 1.0))
-        core_mm = core_centre_mm(layout, pose, line)
-        blocked_radius_mm = rules.core_radius_mm + BLOCKED_MARGIN_MM
-        if (
-            blocked is not None
-            and _disc(blocked.view(np.uint8), core_mm, blocked_radius_mm, s).any()
-        ):
+        if under_arm[line]:
             readings.codes.append("?")
             readings.blocked[line] = True
             continue
-        core = _disc(classes, core_mm, rules.core_radius_mm, s)
-        counts = np.bincount(core, minlength=len(PixelClass)).astype(np.float64)
-        readings.fractions[line] = counts / max(float(counts.sum()), 1.0)
+        readings.fractions[line] = counts[line] / max(float(counts[line].sum()), 1.0)
         readings.codes.append(core_code(readings.fractions[line], rules))
     return readings
+
+
+def _discs(
+    image: NDArray[np.uint8], centres_px: NDArray[np.float64], radius_px: float
+) -> tuple[NDArray[np.uint8], NDArray[np.bool_]]:
+    """The pixels of ``image`` around each centre (n x w x w) and which lie within
+    ``radius_px`` of it: every space's core in one pass."""
+    height, width = image.shape[:2]
+    x, y = centres_px[:, 0], centres_px[:, 1]
+    x0 = np.maximum(np.trunc(x - radius_px).astype(np.int64), 0)
+    y0 = np.maximum(np.trunc(y - radius_px).astype(np.int64), 0)
+    x1 = np.minimum(np.trunc(x + radius_px).astype(np.int64) + 1, width)
+    y1 = np.minimum(np.trunc(y + radius_px).astype(np.int64) + 1, height)
+    span = np.arange(int(2 * radius_px) + 2)
+    xs, ys = x0[:, None] + span, y0[:, None] + span  # n x w each
+    dx2 = np.where(xs < x1[:, None], (xs - x[:, None]) ** 2, np.inf)
+    dy2 = np.where(ys < y1[:, None], (ys - y[:, None]) ** 2, np.inf)
+    inside = dx2[:, None, :] + dy2[:, :, None] <= radius_px * radius_px
+    rows = np.minimum(ys, height - 1)[:, :, None]
+    cols = np.minimum(xs, width - 1)[:, None, :]
+    return image[rows, cols], inside
 
 
 def _read_beside_neighbours(
@@ -933,14 +957,3 @@ def _segment_distance(
         return np.asarray(np.linalg.norm(pts - a, axis=1), dtype=np.float64)
     t = np.clip(((pts - a) @ d) / length2, 0.0, 1.0)
     return np.asarray(np.linalg.norm(pts - (a + t[:, None] * d), axis=1), dtype=np.float64)
-
-
-def _disc(
-    image: NDArray[np.uint8], centre_mm: tuple[float, float], radius_mm: float, s: float
-) -> NDArray[np.uint8]:
-    x, y, r = centre_mm[0] * s, centre_mm[1] * s, radius_mm * s
-    x0, x1 = max(int(x - r), 0), min(int(x + r) + 1, image.shape[1])
-    y0, y1 = max(int(y - r), 0), min(int(y + r) + 1, image.shape[0])
-    patch = image[y0:y1, x0:x1]
-    yy, xx = np.ogrid[y0:y1, x0:x1]
-    return np.asarray(patch[(xx - x) ** 2 + (yy - y) ** 2 <= r * r], dtype=image.dtype)
