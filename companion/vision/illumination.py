@@ -123,14 +123,22 @@ def _blocks(view: NDArray[np.uint8], layout: CanonicalLayout) -> tuple[FloatArra
     """Centre (x, y in view pixels) and unclipped median colour of each usable block."""
     bands = tuple((r.start, r.stop, c.start, c.stop) for r, c in layout.sheet_bands())
     blocks = _block_samples(bands, view.shape[1])
-    pixels = view.reshape(-1, 3)[blocks.pixels]
-    clear = _brightest_channel(pixels) < CLIPPED
-    count = len(blocks.centres)
-    sampled = np.bincount(blocks.block, minlength=count)
-    kept = np.bincount(blocks.block[clear], minlength=count)
-    usable = (kept > 0) & (kept >= BLOCK_MIN_CLEAR * sampled)
-    medians = grouped_medians(pixels[clear], blocks.block[clear], count)
+    medians, usable, _ = _unclipped_medians(view, blocks)
     return blocks.centres[usable].reshape(-1, 2), medians[usable].reshape(-1, 3)
+
+
+def _unclipped_medians(
+    view: NDArray[np.uint8], samples: _BlockSamples
+) -> tuple[FloatArray, NDArray[np.bool_], NDArray[np.uint8]]:
+    """Each block's median of its sampled pixels with no channel clipped, whether enough of
+    them are unclipped for it to count, and the sampled pixels themselves."""
+    pixels = view.reshape(-1, 3)[samples.pixels]
+    clear = _brightest_channel(pixels) < CLIPPED
+    count = len(samples.centres)
+    sampled = np.bincount(samples.block, minlength=count)
+    kept = np.bincount(samples.block[clear], minlength=count)
+    usable = (kept > 0) & (kept >= BLOCK_MIN_CLEAR * sampled)
+    return grouped_medians(pixels[clear], samples.block[clear], count), usable, pixels
 
 
 class _BlockSamples(NamedTuple):
@@ -191,15 +199,9 @@ def sheet_strips(view: NDArray[np.uint8], layout: CanonicalLayout) -> FloatArray
     sensor's limit when enough others show."""
     bands = tuple((r.start, r.stop, c.start, c.stop) for r, c in layout.sheet_bands())
     strips = _strip_samples(bands, view.shape[1])
-    pixels = view.reshape(-1, 3)[strips.pixels]
-    clear = _brightest_channel(pixels) < CLIPPED
-    count = len(strips.centres)
-    sampled = np.bincount(strips.block, minlength=count)
-    kept = np.bincount(strips.block[clear], minlength=count)
-    usable = (kept > 0) & (kept >= BLOCK_MIN_CLEAR * sampled)
-    medians = grouped_medians(pixels[clear], strips.block[clear], count)
+    medians, usable, pixels = _unclipped_medians(view, strips)
     if not usable.all():  # too little shows unclipped: every sampled pixel counts
-        everything = grouped_medians(pixels, strips.block, count)
+        everything = grouped_medians(pixels, strips.block, len(strips.centres))
         medians[~usable] = everything[~usable]
     return medians
 
