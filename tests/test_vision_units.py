@@ -32,6 +32,7 @@ from companion.vision.illumination import (
 )
 from companion.vision.localize import CameraPose, estimate_pose
 from companion.vision.occlusion import hand_mask
+from companion.vision.reader import SKIN_SATURATION_MAX, skin_toned_red
 from companion.vision.render import Shot, random_camera
 from companion.vision.workers import (
     WorkerRules,
@@ -640,3 +641,35 @@ def test_every_core_disc_in_one_pass_is_the_disc_cut_out_alone() -> None:
             if (px - x) ** 2 + (py - y) ** 2 <= radius * radius
         )
         assert sorted(values[k][inside[k]].tolist()) == want
+
+
+def test_skin_toned_red_takes_each_cells_median_saturation() -> None:
+    """The cells whose red pixels are, at the median, as pale as skin: all cells at once,
+    the same cells as one median per cell (even counts included)."""
+    rng = np.random.default_rng(12)
+    blocks = np.arange(32) // 8
+    labels = np.full((40, 40), -1, dtype=np.int32)
+    labels[:32, :32] = blocks[:, None] * 4 + blocks[None, :]  # 16 cells of 8 x 8 pixels
+    classes = rng.choice([PixelClass.R, PixelClass.NEUTRAL], size=(40, 40)).astype(np.uint8)
+    # Cells of even number pale, odd ones saturated; each pixel drawn around its cell's tone.
+    spread = np.where(labels % 2 == 0, 8, 60)
+    lab = np.stack(
+        [
+            rng.integers(100, 200, (40, 40)),
+            128 + rng.integers(0, 1 + spread),
+            128 + rng.integers(0, 1 + spread),
+        ],
+        axis=2,
+    ).astype(np.uint8)
+    red = (classes == PixelClass.R) & (labels >= 0)
+    px = lab[red].astype(np.float32)
+    chroma = np.hypot(px[:, 1] - 128.0, px[:, 2] - 128.0)
+    saturation = chroma / np.maximum(px[:, 0] * (100.0 / 255.0), 1.0)
+    owners = labels[red]
+    want = [
+        int(cell)
+        for cell in np.unique(owners)
+        if float(np.median(saturation[owners == cell])) < SKIN_SATURATION_MAX
+    ]
+    assert 0 < len(want) < len(np.unique(owners))
+    assert skin_toned_red(lab, classes, labels) == want

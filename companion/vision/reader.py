@@ -246,11 +246,12 @@ def skin_toned_red(
     chroma = np.hypot(px[:, 1] - 128.0, px[:, 2] - 128.0)
     saturation = chroma / np.maximum(px[:, 0] * (100.0 / 255.0), 1.0)
     cells = cell_labels[ys, xs]
-    out = []
-    for cell in np.unique(cells):
-        if float(np.median(saturation[cells == cell])) < SKIN_SATURATION_MAX:
-            out.append(int(cell))
-    return out
+    # Each cell's median saturation at once: sorted by cell, then by saturation.
+    order = np.lexsort((saturation, cells))
+    ranked, owner = saturation[order], cells[order]
+    found, start, count = np.unique(owner, return_index=True, return_counts=True)
+    middle = (ranked[start + (count - 1) // 2] + ranked[start + count // 2]) / 2
+    return [int(cell) for cell in found[middle < SKIN_SATURATION_MAX]]
 
 
 def _lightness(bgr: tuple[float, float, float]) -> float:
