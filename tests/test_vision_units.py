@@ -11,7 +11,7 @@ import pytest
 
 from companion.boards import load_profile
 from companion.vision.canonical import CanonicalLayout
-from companion.vision.cells import CELLS, N_CLASSES, CellRules, read_cells
+from companion.vision.cells import CELLS, N_CLASSES, CellRules, LabelledPixels, read_cells
 from companion.vision.colour import ColourModel, PixelClass, classify, hex_to_bgr
 from companion.vision.floor import (
     CellColour,
@@ -531,12 +531,14 @@ def test_a_cell_the_arm_only_grazes_is_still_read() -> None:
 
     layout = CanonicalLayout(PROFILE)
     labels = layout.cell_labels
+    cells = LabelledPixels(labels)
     arm = labels == 5 * 16 + 5
     ys, xs = np.nonzero(labels == 5 * 16 + 6)
     arm[ys.min() : ys.max() + 1, xs.min() : xs.min() + 2] = True  # a sliver of the next
-    assert _cells_covered(arm, labels, ARM_COVER_MAX) == frozenset({5 * 16 + 5})
+    assert _cells_covered(arm, cells, ARM_COVER_MAX) == frozenset({5 * 16 + 5})
     arm[ys.min() : ys.max() + 1, xs.min() : (xs.min() + xs.max()) // 2] = True
-    assert _cells_covered(arm, labels, ARM_COVER_MAX) == frozenset({5 * 16 + 5, 5 * 16 + 6})
+    assert _cells_covered(arm, cells, ARM_COVER_MAX) == frozenset({5 * 16 + 5, 5 * 16 + 6})
+    assert _cells_covered(arm, cells, 0.0) == frozenset({5 * 16 + 5, 5 * 16 + 6})
 
 
 def test_a_slot_of_pastel_cells_holds_a_tile() -> None:

@@ -91,10 +91,23 @@ class LabelledPixels:
     def __init__(self, labels: NDArray[np.int32]) -> None:
         flat = labels.ravel()
         self._pixels = np.flatnonzero(flat >= 0)
-        self._base = flat[self._pixels].astype(np.int64) * N_CLASSES
+        self._labels = flat[self._pixels]
+        self._base = self._labels.astype(np.int64) * N_CLASSES
+        self.sizes = np.bincount(self._labels, minlength=CELLS)
 
-    def fractions(self, classes: NDArray[np.uint8]) -> NDArray[np.float64]:
-        return _fractions(self._base + classes.ravel()[self._pixels])
+    def fractions(
+        self, classes: NDArray[np.uint8], hidden: NDArray[np.bool_] | None = None
+    ) -> NDArray[np.float64]:
+        """Class shares per label, over the pixels ``hidden`` leaves visible (all if None)."""
+        keys = self._base + classes.ravel()[self._pixels]
+        if hidden is not None:
+            keys = keys[~hidden.ravel()[self._pixels]]
+        return _fractions(keys)
+
+    def covered(self, region: NDArray[np.bool_]) -> NDArray[np.int64]:
+        """How many of each label's pixels ``region`` covers."""
+        inside = region.ravel()[self._pixels]
+        return np.bincount(self._labels[inside], minlength=CELLS)
 
 
 def _fractions(keys: NDArray[np.int64]) -> NDArray[np.float64]:

@@ -16,7 +16,6 @@ from companion.vision.cells import (
     CellRules,
     LabelledPixels,
     apply_tile_constraint,
-    class_fractions,
     fill_covered_cells,
     fill_open_slots,
     read_cells,
@@ -29,7 +28,6 @@ from companion.vision.colour import (
     white_balance,
 )
 from companion.vision.floor import (
-    CELLS,
     CellColour,
     CellWindows,
     admit_floor,
@@ -137,7 +135,6 @@ class BoardReader:
         height, width = gray.shape
         pose = estimate_pose(loc.homography, (width, height), min(self.profile.geometry.sheet_mm))
         view = self.layout.warp(frame_bgr, loc.homography)
-        labels = self.layout.cell_labels
         strips = sheet_strips(view, self.layout)
         sheet = sheet_colour(strips)
         light = SheetLight.measure(view, self.layout, sheet, strips)
@@ -149,7 +146,11 @@ class BoardReader:
             # skin. Under the single balance, look for it again.
             single = self._classified(view, SheetLight(sheet, None))
             single_hand = hand_mask(single.classes, single.skin, single.skin_any, self.layout)
-            over_grid = 0 if single_hand is None else len(_cells_covered(single_hand, labels, 0.0))
+            over_grid = (
+                0
+                if single_hand is None
+                else len(_cells_covered(single_hand, self._cell_pixels, 0.0))
+            )
             if single_hand is not None and over_grid >= ARM_OVER_GRID_CELLS:
                 sorted_, hand = single, single_hand
         lab, classes, shift = sorted_.lab, sorted_.classes, sorted_.shift
@@ -163,11 +164,13 @@ class BoardReader:
             fractions = self._cell_pixels.fractions(classes)
             rings = self._ring_pixels.fractions(classes)
         else:
-            fractions = class_fractions(classes, np.where(hand, -1, labels))
-            rings = class_fractions(classes, np.where(hand, -1, self.layout.bonus_rings))
+            fractions = self._cell_pixels.fractions(classes, hand)
+            rings = self._ring_pixels.fractions(classes, hand)
         cells = read_cells(fractions, self.cell_rules, self.profile.bonus_kind, rings)
         colour = CellColour.measure(lab, view, self._windows)
-        hidden = frozenset() if hand is None else _cells_covered(hand, labels, ARM_COVER_MAX)
+        hidden = (
+            frozenset() if hand is None else _cells_covered(hand, self._cell_pixels, ARM_COVER_MAX)
+        )
         seen = _hide(cells, hidden)
         raw_floor = raw_floor_colour(seen, view, self._windows)
         floor = fit_floor(
@@ -204,14 +207,12 @@ class BoardReader:
 
 
 def _cells_covered(
-    region: NDArray[np.bool_], cell_labels: NDArray[np.int32], share_max: float
+    region: NDArray[np.bool_], cells: LabelledPixels, share_max: float
 ) -> frozenset[int]:
     """The cells whose window a region (an arm) covers by more than ``share_max`` (0: any
     cell it touches)."""
-    inside = cell_labels >= 0
-    total = np.bincount(cell_labels[inside], minlength=CELLS)
-    covered = np.bincount(cell_labels[inside & region], minlength=CELLS)
-    return frozenset(np.flatnonzero(covered > share_max * np.maximum(total, 1)).tolist())
+    covered = cells.covered(region)
+    return frozenset(np.flatnonzero(covered > share_max * np.maximum(cells.sizes, 1)).tolist())
 
 
 def _hide(cells: list[str], hidden: frozenset[int]) -> list[str]:
