@@ -675,3 +675,22 @@ def test_skin_toned_red_takes_each_cells_median_saturation() -> None:
     ]
     assert 0 < len(want) < len(np.unique(owners))
     assert skin_toned_red(lab, classes, labels) == want
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_dilating_only_around_the_arm_is_dilating_everywhere(seed: int) -> None:
+    """The arm's neighbourhood is dilated in a window around it: the same pixels as a
+    dilation of the whole view, patches at the view's edges included."""
+    from companion.vision.occlusion import _dilated_near, _disc
+
+    rng = np.random.default_rng(seed)
+    region = np.zeros((120, 150), np.uint8)
+    for _ in range(3):
+        y, x = rng.integers(0, 120), rng.integers(0, 150)
+        region[y : y + rng.integers(1, 30), x : x + rng.integers(1, 30)] = 1
+    region[0:3, 0:3] = 1
+    for reach in (1, 6, 11):
+        kernel = _disc(2 * reach + 1)
+        assert np.array_equal(_dilated_near(region, kernel, reach), cv2.dilate(region, kernel))
+    empty = np.zeros_like(region)
+    assert not _dilated_near(empty, _disc(9), 4).any()

@@ -94,7 +94,7 @@ def _with_arm_beside(
     """``region`` (the skin found) with the unexplained pixels beside it that join it as
     one broad piece: the rest of the same arm."""
     reach = max(int(ARM_REACH_MM * px_per_mm), 1)
-    near = cv2.dilate(region, _disc(2 * reach + 1))
+    near = _dilated_near(region, _disc(2 * reach + 1), reach)
     unexplained = ((classes == PixelClass.UNKNOWN) & (near > 0)).astype(np.uint8) | region
     width = max(int(HAND_MIN_WIDTH_MM * px_per_mm), 1) | 1
     broad = _u8(
@@ -107,6 +107,21 @@ def _with_arm_beside(
     _, parts = cv2.connectedComponents(broad | region, connectivity=8)
     joined = np.unique(parts[region > 0])
     return _u8(np.isin(parts, joined[joined > 0]))
+
+
+def _dilated_near(
+    region: NDArray[np.uint8], kernel: NDArray[np.uint8], reach_px: int
+) -> NDArray[np.uint8]:
+    """``cv2.dilate(region, kernel)`` worked out only around the region: nothing further
+    than ``reach_px`` (the kernel's radius) from it can change."""
+    ys, xs = np.nonzero(region)
+    near = np.zeros_like(region)
+    if len(ys) == 0:
+        return near
+    y0, x0 = max(int(ys.min()) - reach_px - 1, 0), max(int(xs.min()) - reach_px - 1, 0)
+    y1, x1 = int(ys.max()) + reach_px + 2, int(xs.max()) + reach_px + 2
+    near[y0:y1, x0:x1] = cv2.dilate(region[y0:y1, x0:x1], kernel)
+    return near
 
 
 def _disc(diameter_px: int) -> NDArray[np.uint8]:
