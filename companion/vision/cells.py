@@ -99,14 +99,14 @@ class LabelledPixels:
         self, classes: NDArray[np.uint8], hidden: NDArray[np.bool_] | None = None
     ) -> NDArray[np.float64]:
         """Class shares per label, over the pixels ``hidden`` leaves visible (all if None)."""
-        keys = self._base + classes.ravel()[self._pixels]
+        keys = self._base + np.take(classes, self._pixels)  # flat indices
         if hidden is not None:
-            keys = keys[~hidden.ravel()[self._pixels]]
+            keys = keys[~np.take(hidden, self._pixels)]
         return _fractions(keys)
 
     def covered(self, region: NDArray[np.bool_]) -> NDArray[np.int64]:
         """How many of each label's pixels ``region`` covers."""
-        inside = region.ravel()[self._pixels]
+        inside = np.take(region, self._pixels)
         return np.bincount(self._labels[inside], minlength=CELLS)
 
 

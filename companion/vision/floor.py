@@ -108,7 +108,7 @@ class CellWindows:
         means = np.asarray(total / self.counts[:, None], dtype=np.float64)
         if len(self.ring_cells):
             flat = image.reshape(-1, means.shape[1])
-            at_rings = flat[self.ring_pixels]
+            at_rings = np.take(flat, self.ring_pixels, axis=0)
             for channel in range(means.shape[1]):
                 sums = np.bincount(self.ring_keys, at_rings[:, channel], minlength=CELLS)
                 means[self.ring_cells, channel] = sums[self.ring_cells] / self.ring_counts
@@ -195,7 +195,7 @@ def raw_floor_colour(
     if empty.sum() < FLOOR_FIT_MIN_CELLS:
         return None
     chosen = windows.sample_pixels[empty[windows.sample_keys]]
-    return np.asarray(np.median(raw.reshape(-1, 3)[chosen], axis=0), dtype=np.float64)
+    return np.asarray(np.median(np.take(raw.reshape(-1, 3), chosen, axis=0), axis=0), np.float64)
 
 
 def _floor_plane(

@@ -132,7 +132,7 @@ def _unclipped_medians(
 ) -> tuple[FloatArray, NDArray[np.bool_], NDArray[np.uint8]]:
     """Each block's median of its sampled pixels with no channel clipped, whether enough of
     them are unclipped for it to count, and the sampled pixels themselves."""
-    pixels = view.reshape(-1, 3)[samples.pixels]
+    pixels = np.take(view.reshape(-1, 3), samples.pixels, axis=0)  # faster than [index]
     clear = _brightest_channel(pixels) < CLIPPED
     count = len(samples.centres)
     sampled = np.bincount(samples.block, minlength=count)

@@ -224,7 +224,7 @@ def _sheet_ab_offset(
     lab: NDArray[np.uint8], ring_samples: NDArray[np.intp], reference_ab: tuple[float, float]
 ) -> tuple[int, int]:
     """How far the sheet's chroma in this frame sits from where it should."""
-    ring = lab.reshape(-1, 3)[ring_samples]
+    ring = np.take(lab.reshape(-1, 3), ring_samples, axis=0)
     one_group = np.zeros(len(ring), dtype=np.intp)
     a, b = (grouped_medians(ring[:, 1:], one_group, 1)[0] - 128.0).tolist()
     return (round(a - reference_ab[0]), round(b - reference_ab[1]))
