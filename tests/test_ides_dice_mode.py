@@ -5,14 +5,13 @@ and kept in the log."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from flask.testing import FlaskClient
 from ides_driver import IdesDriver
+from run_helpers import refused_run
 from test_ides_web import HEADERS, login, make_app
 
 from companion.devices.buttons import Button, ButtonAction, ButtonEvent, Buttons, FakePins
@@ -210,12 +209,6 @@ def test_a_run_config_with_an_unknown_dice_mode_is_one_line(tmp_path: Path) -> N
     config.write_text(
         'data_dir = "data"\n[game]\ngame = "ides"\nplayers = ["A", "B"]\ndice_mode = "zz"\n'
     )
-    result = subprocess.run(
-        [sys.executable, "-m", "companion", "run", "--config", str(config)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert result.returncode == 2, result.stderr
-    assert "game.dice_mode" in result.stderr and "Traceback" not in result.stderr
-    assert len(result.stderr.strip().splitlines()) == 1
+    stderr = refused_run(config)
+    assert "game.dice_mode" in stderr and "Traceback" not in stderr
+    assert len(stderr.strip().splitlines()) == 1

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from cafe_helpers import hub, wait_for
+from run_helpers import refused_run
 
 from companion.cafe.mosquitto import LocalBroker
 
@@ -91,27 +92,15 @@ def test_an_ides_table_runs_from_its_config_and_resumes(tmp_path: Path) -> None:
 def test_an_ides_config_without_players_is_refused(tmp_path: Path) -> None:
     config = tmp_path / "table.toml"
     config.write_text(CONFIG.replace('players = ["Livia", "Marcus", "Julia"]', 'players = ["A"]'))
-    result = subprocess.run(
-        [sys.executable, "-m", "companion", "run", "--config", str(config)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert result.returncode == 2
-    assert "game.players" in result.stderr and "2 to 4 players" in result.stderr
+    stderr = refused_run(config)
+    assert "game.players" in stderr and "2 to 4 players" in stderr
 
 
 def test_an_ides_config_with_a_bad_dice_roll_is_refused(tmp_path: Path) -> None:
     config = tmp_path / "table.toml"
     config.write_text(CONFIG + 'dice_roll_s = "slow"\n')
-    result = subprocess.run(
-        [sys.executable, "-m", "companion", "run", "--config", str(config)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert result.returncode == 2
-    assert "game.dice_roll_s" in result.stderr and str(config) in result.stderr
+    stderr = refused_run(config)
+    assert "game.dice_roll_s" in stderr and str(config) in stderr
 
 
 @pytest.mark.mosquitto

@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from run_helpers import refused_run
 
 from companion.app.table import Table
 from companion.boards import load_profile
@@ -98,24 +99,12 @@ def test_bad_configuration_names_the_field(tmp_path: Path, text: str, field: str
 def test_the_command_reports_bad_files_in_one_line(tmp_path: Path) -> None:
     path = tmp_path / "broken.toml"
     path.write_text("[web\n")
-    result = subprocess.run(
-        [sys.executable, "-m", "companion", "run", "--config", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert result.returncode == 2
-    assert "broken.toml" in result.stderr and "not valid TOML" in result.stderr
+    stderr = refused_run(path)
+    assert "broken.toml" in stderr and "not valid TOML" in stderr
     no_camera = CONFIG.replace('kind = "record"', 'kind = "none"')
     bad_game = write_table(tmp_path, no_camera.replace('"Ana"', '""'))
-    result = subprocess.run(
-        [sys.executable, "-m", "companion", "run", "--config", str(bad_game)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert result.returncode == 2
-    assert "game.seats[0].name" in result.stderr
+    stderr = refused_run(bad_game)
+    assert "game.seats[0].name" in stderr
 
 
 def test_simulated_players_make_a_mistake_that_is_flagged_then_play_on(tmp_path: Path) -> None:
@@ -339,12 +328,6 @@ def test_a_table_file_naming_another_installed_game_serves_that_game(tmp_path: P
 def test_a_table_file_naming_no_installed_game_is_refused_in_one_line(tmp_path: Path) -> None:
     config = tmp_path / "table.toml"
     config.write_text(TOY_CONFIG.replace("twentyone", "chess"))
-    result = subprocess.run(
-        [sys.executable, "-m", "companion", "run", "--config", str(config)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert result.returncode == 2
-    assert "game.game" in result.stderr and "no game called 'chess'" in result.stderr
-    assert str(config) in result.stderr and "Traceback" not in result.stderr
+    stderr = refused_run(config)
+    assert "game.game" in stderr and "no game called 'chess'" in stderr
+    assert str(config) in stderr and "Traceback" not in stderr
