@@ -79,9 +79,7 @@ def class_fractions(
     classes: NDArray[np.uint8], cell_labels: NDArray[np.int32]
 ) -> NDArray[np.float64]:
     """Fraction of each pixel class in each cell window (256 x classes)."""
-    inside = cell_labels >= 0
-    keys = cell_labels[inside].astype(np.int64) * N_CLASSES + classes[inside]
-    return _fractions(keys)
+    return LabelledPixels(cell_labels).fractions(classes)
 
 
 class LabelledPixels:

@@ -150,27 +150,28 @@ class _BlockSamples(NamedTuple):
 @functools.lru_cache(maxsize=8)
 def _block_samples(bands: tuple[tuple[int, int, int, int], ...], width: int) -> _BlockSamples:
     """Where the blocks along the sheet's strips lie: the same for every frame of a board."""
-    pixels: list[NDArray[np.intp]] = []
-    centres: list[tuple[float, float]] = []
+    blocks: list[tuple[int, int, int, int]] = []
     for top, bottom, left, right in bands:
         along_x = (right - left) >= (bottom - top)
         span = (left, right) if along_x else (top, bottom)
         edges = np.linspace(span[0], span[1], BLOCKS_PER_STRIP + 1).round().astype(int)
         for lo, hi in itertools.pairwise(edges.tolist()):
-            r0, r1, c0, c1 = (top, bottom, lo, hi) if along_x else (lo, hi, left, right)
-            pixels.append(_sample_indices(r0, r1, c0, c1, width))
-            centres.append(((c0 + c1) / 2.0, (r0 + r1) / 2.0))
-    block = np.concatenate([np.full(len(p), k, dtype=np.intp) for k, p in enumerate(pixels)])
-    return _BlockSamples(np.concatenate(pixels), block, np.array(centres, dtype=np.float64))
+            blocks.append((top, bottom, lo, hi) if along_x else (lo, hi, left, right))
+    return _samples(blocks, width)
 
 
 @functools.lru_cache(maxsize=8)
 def _strip_samples(bands: tuple[tuple[int, int, int, int], ...], width: int) -> _BlockSamples:
     """The sampled pixels of each whole strip, as blocks of one strip each."""
-    pixels = [_sample_indices(*band, width) for band in bands]
+    return _samples(list(bands), width)
+
+
+def _samples(blocks: list[tuple[int, int, int, int]], width: int) -> _BlockSamples:
+    """The sampled pixels of each rectangle (top, bottom, left, right), block after block."""
+    pixels = [_sample_indices(*block, width) for block in blocks]
     block = np.concatenate([np.full(len(p), k, dtype=np.intp) for k, p in enumerate(pixels)])
-    centres = np.array([((c0 + c1) / 2.0, (r0 + r1) / 2.0) for r0, r1, c0, c1 in bands])
-    return _BlockSamples(np.concatenate(pixels), block, centres)
+    centres = np.array([((c0 + c1) / 2.0, (r0 + r1) / 2.0) for r0, r1, c0, c1 in blocks])
+    return _BlockSamples(np.concatenate(pixels), block, centres.astype(np.float64))
 
 
 def _brightest_channel(pixels: NDArray[np.uint8]) -> NDArray[np.uint8]:

@@ -108,9 +108,7 @@ class BoardLocator:
     ) -> dict[int, FloatArray]:
         """Markers missing from ``found``, looked for at ``scale`` in the window around
         where the found ones put each."""
-        src = np.concatenate([self._corners_mm[m] for m in sorted(found)])
-        dst = np.concatenate([found[m] for m in sorted(found)])
-        homography, _ = cv2.findHomography(src, dst, 0)
+        homography = self._fit(found)
         if homography is None:
             return {}
         height, width = gray.shape
@@ -133,6 +131,13 @@ class BoardLocator:
                 more[mid] = seen[mid] + np.array([x0, y0], dtype=np.float64)
         return more
 
+    def _fit(self, found: dict[int, FloatArray]) -> FloatArray | None:
+        """The homography (board mm to image pixels) through every found marker's corners."""
+        src = np.concatenate([self._corners_mm[m] for m in sorted(found)])
+        dst = np.concatenate([found[m] for m in sorted(found)])
+        homography, _ = cv2.findHomography(src, dst, 0)
+        return None if homography is None else np.asarray(homography, np.float64)
+
     def _markers(self, gray: NDArray[np.uint8], scale: float) -> dict[int, FloatArray]:
         corners, ids, _ = self._detector.detectMarkers(gray)
         found: dict[int, FloatArray] = {}
@@ -148,12 +153,7 @@ class BoardLocator:
         """The board's homography in this frame, or :class:`BoardNotFound` saying why."""
         found = self.detect(gray)
         if len(found) >= MIN_MARKERS:
-            src = np.concatenate([self._corners_mm[m] for m in sorted(found)])
-            dst = np.concatenate([found[m] for m in sorted(found)])
-            found_homography, _ = cv2.findHomography(src, dst, 0)
-            homography = (
-                None if found_homography is None else np.asarray(found_homography, np.float64)
-            )
+            homography = self._fit(found)
             if homography is not None and _sane(homography):
                 self._last = Localization(homography, tuple(sorted(found)), reused=False)
                 return self._last

@@ -160,12 +160,8 @@ class BoardReader:
             return np.asarray(lab if shift is None else cv2.LUT(lab, shift), dtype=np.uint8)
 
         t2 = time.perf_counter()
-        if hand is None:
-            fractions = self._cell_pixels.fractions(classes)
-            rings = self._ring_pixels.fractions(classes)
-        else:
-            fractions = self._cell_pixels.fractions(classes, hand)
-            rings = self._ring_pixels.fractions(classes, hand)
+        fractions = self._cell_pixels.fractions(classes, hand)
+        rings = self._ring_pixels.fractions(classes, hand)
         cells = read_cells(fractions, self.cell_rules, self.profile.bonus_kind, rings)
         colour = CellColour.measure(lab, view, self._windows)
         hidden = (

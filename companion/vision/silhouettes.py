@@ -234,10 +234,7 @@ class _Fitter:
     def _project(self, line: int, piece: PieceSize, yaw: float) -> NDArray[np.bool_]:
         base = np.asarray(self.geometry.worker_space_centre_mm(line), dtype=np.float64)
         offsets, heights = _outline_offsets(piece, yaw)
-        # Front and back faces at once (``CameraPose.seen_at``, with the piece's own lean).
-        points = base + offsets
-        rise = heights / np.maximum(self.pose.height_mm - heights, 1.0)
-        seen = points + (points - np.asarray(self.pose.ground_mm)) * rise[:, None]
+        seen = self.pose.seen_at(base + offsets, heights)  # front and back faces at once
         # Pixel coordinates with two fractional bits (cv2's ``shift``).
         rings = np.round((seen * self.s - 0.5 - self.origin) * 4).astype(np.int32)
         half = len(MEEPLE_OUTLINE)

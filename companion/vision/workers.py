@@ -935,7 +935,8 @@ def _empty_beside_neighbours(
     for j in neighbours:
         base = g.worker_space_centre_mm(j)
         lean = pose.lean(base, 1.0)
-        dist = _segment_distance(pts, base, lean, g.dominus.height_mm)
+        axis = np.array(lean, dtype=np.float64) * g.dominus.height_mm
+        dist = _axis_distance(pts - np.asarray(base), np.broadcast_to(axis, pts.shape))
         free &= dist > SILHOUETTE_RADIUS_MM
     if free.sum() < rules.uncovered_min * len(pts):
         return False
@@ -945,16 +946,3 @@ def _empty_beside_neighbours(
     species = float(counts[PixelClass.B : PixelClass.R + 1].sum()) / total
     neutral = float(counts[PixelClass.NEUTRAL]) / total
     return neutral >= rules.uncovered_empty_min and species <= rules.uncovered_species_max
-
-
-def _segment_distance(
-    pts: NDArray[np.float64], base: tuple[float, float], lean: tuple[float, float], height: float
-) -> NDArray[np.float64]:
-    """Distance of each point to the axis of a piece standing at ``base`` (board plane)."""
-    a = np.asarray(base, dtype=np.float64)
-    d = np.asarray(lean, dtype=np.float64) * height
-    length2 = float(d @ d)
-    if length2 < 1e-9:
-        return np.asarray(np.linalg.norm(pts - a, axis=1), dtype=np.float64)
-    t = np.clip(((pts - a) @ d) / length2, 0.0, 1.0)
-    return np.asarray(np.linalg.norm(pts - (a + t[:, None] * d), axis=1), dtype=np.float64)
