@@ -112,7 +112,6 @@ class Table:
         config: TableConfig,
         *,
         lights: LightsSink | None = None,
-        readings: ObservationSource | None = None,
         web: WebConfig | None = None,
         fresh: bool = False,
     ) -> Table:
@@ -149,7 +148,7 @@ class Table:
             live,
             handle,
             out if made else lights,
-            readings or inputs.readings,
+            inputs.readings,
             buttons,
             sink if sink is not out else None,
         )
