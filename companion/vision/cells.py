@@ -297,13 +297,13 @@ def apply_tile_constraint(cells: list[str], profile: BoardProfile) -> list[str]:
         out[i] = "."
     for slot in profile.slots:
         chars = [out[i] for i in slot]
-        if not _slot_possible(chars):
+        if not slot_possible(chars):
             for i in slot:
                 out[i] = "?"
     return out
 
 
-def _slot_possible(chars: list[str]) -> bool:
+def slot_possible(chars: list[str]) -> bool:
     """Could a real slot look like this, reading ``?`` as any character?"""
     known = [c for c in chars if c != "?"]
     if not known:

@@ -38,6 +38,7 @@ from companion.vision.floor import (
 from companion.vision.illumination import SheetLight, grouped_medians, sheet_colour, sheet_strips
 from companion.vision.localize import BoardLocator, BoardNotFound, estimate_pose
 from companion.vision.occlusion import hand_mask
+from companion.vision.pastel import PastelRules, fill_pastel_slots
 from companion.vision.workers import WorkerRules, read_workers
 
 RECENTRE_MIN = 2  # Lab units of sheet chroma offset worth correcting
@@ -95,6 +96,7 @@ class BoardReader:
         self._ring_pixels = LabelledPixels(self.layout.bonus_rings)
         self.cell_rules = CellRules()
         self.worker_rules = WorkerRules()
+        self.pastel_rules = PastelRules()
 
     def _recentre_chroma(self, lab: NDArray[np.uint8]) -> NDArray[np.uint8] | None:
         """The lookup table that moves the whole frame's chroma so the bare sheet sits at
@@ -179,7 +181,12 @@ class BoardReader:
         )
         cells = fill_covered_cells(cells, fractions, self.profile, self.cell_rules)
         cells = fill_open_slots(cells, fractions, self.profile, self.cell_rules)
-        if hand is not None:
+        if hand is None:
+            # Skin has a pale red's hue: with an arm in view, its cells are left unread.
+            cells = fill_pastel_slots(
+                cells, colour, floor, self.colours, self.profile, self.pastel_rules
+            )
+        else:
             cells = _hide(cells, hidden)
             for i in skin_toned_red(lab, classes, self.layout.cell_labels):
                 cells[i] = "?"

@@ -1,0 +1,121 @@
+"""Tiles glare has turned pastel, read from each cell's mean colour.
+
+Glare on a glossy tile adds the lamp's white to the tile's own colour: after white balance
+the cell keeps its species' hue but loses chroma, so few of its pixels reach a species
+class and the cell comes in unread.  Its mean colour still tells, with two guards:
+
+- **Not floor.**  A cell counts only where its mean sits clearly off the floor's colour
+  expected at its brightness (:class:`~companion.vision.floor.FloorModel`): bare floor in
+  glare stays within a few units of it.  Yellow shares the floor's hue, so a yellow cell
+  must lie beyond the floor along that hue, not merely off it.
+- **A tile is there.**  Only a slot with no cell read empty, and at least two cells that
+  show a species (read, or seen pastel), is filled: one tinted cell can be a neighbour's
+  spill.  The filled slot must still be a possible tile.
+
+Skin shares a pale red's hue, so this pass runs only while no arm is in view.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.boards import BoardProfile
+from companion.vision.cells import SPECIES_ORDER, slot_possible
+from companion.vision.colour import ColourModel
+from companion.vision.floor import CellColour, FloorModel
+
+FloatArray = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class PastelRules:
+    """Thresholds on a cell window's mean colour (8-bit Lab units, degrees of hue)."""
+
+    # Glare lifts a cell this bright (8-bit L) at least; darker unread cells are shadows
+    # or edges, which the mean colour does not settle.
+    min_lightness: float = 200.0
+    # A pastel cell's mean lies this far from the floor expected there; bare floor in
+    # glare stays within about 5 (the floor proof allows 5).
+    min_floor_offset: float = 9.0
+    # ... and keeps this much chroma (a cell washed white has none, whatever it was).
+    min_chroma: float = 8.0
+    # Hue may stray this far from the printed species' hue: glare bends it a little.
+    hue_half_width_deg: float = 20.0
+    # Glare bends a glossy yellow towards green (see colour.YELLOW_DRIFT_MAX_DEG); the
+    # yellow sector reaches this far on the green side, short of green's own.
+    yellow_drift_deg: float = 30.0
+    # A yellow cell steps away from the floor along the floor's own hue: the direction of
+    # the step may differ from the floor's hue by this much.
+    yellow_step_half_width_deg: float = 45.0
+    # Cells of one slot that must show a species before any is read from its mean.
+    min_cells_seen: int = 2
+
+
+def _angle(a: FloatArray, b: FloatArray) -> FloatArray:
+    return np.asarray(np.degrees(np.arctan2(b, a)), dtype=np.float64)
+
+
+def _off(hue: FloatArray, centre: float) -> FloatArray:
+    """Signed hue difference (degrees, -180..180) from ``centre``."""
+    return np.asarray((hue - centre + 180.0) % 360.0 - 180.0, dtype=np.float64)
+
+
+def pastel_species(
+    colour: CellColour, floor: FloorModel, model: ColourModel, rules: PastelRules
+) -> list[str | None]:
+    """Per cell, the species its mean colour shows through glare, or ``None``."""
+    ea, eb = floor.expected(colour.lightness)
+    step_a, step_b = colour.a - ea, colour.b - eb
+    offset = np.hypot(step_a, step_b)
+    chroma = np.hypot(colour.a, colour.b)
+    hue = _angle(colour.a, colour.b)
+    step_hue = _angle(step_a, step_b)
+    floor_hue = _angle(ea, eb)
+    candidate = (colour.lightness >= rules.min_lightness) & (offset >= rules.min_floor_offset)
+    out: list[str | None] = [None] * len(chroma)
+    for letter in SPECIES_ORDER:
+        printed = math.degrees(math.atan2(model.species_ab[letter][1], model.species_ab[letter][0]))
+        off = _off(hue, printed)
+        if letter == "Y":
+            # Towards green is the direction of increasing hue from yellow.
+            inside = (off >= -rules.hue_half_width_deg) & (off <= rules.yellow_drift_deg)
+            outward = np.abs(_off(step_hue, 0.0) - _off(floor_hue, 0.0))
+            inside &= np.minimum(outward, 360.0 - outward) <= rules.yellow_step_half_width_deg
+        else:
+            inside = (np.abs(off) <= rules.hue_half_width_deg) & (chroma >= rules.min_chroma)
+        for i in np.flatnonzero(candidate & inside).tolist():
+            out[i] = letter
+    return out
+
+
+def fill_pastel_slots(
+    cells: list[str],
+    colour: CellColour,
+    floor: FloorModel,
+    model: ColourModel,
+    profile: BoardProfile,
+    rules: PastelRules,
+) -> list[str]:
+    """Unread cells of slots that hold a tile, read from their mean colour where glare
+    left too few pixels of it in any class."""
+    seen = pastel_species(colour, floor, model, rules)
+    out = list(cells)
+    for slot in profile.slots:
+        chars = [out[i] for i in slot]
+        if "?" not in chars or "." in chars:
+            continue
+        guesses = [c if c != "?" else seen[i] for i, c in zip(slot, chars, strict=True)]
+        if sum(g is not None for g in guesses) < rules.min_cells_seen:
+            continue
+        filled = [g if g is not None else "?" for g in guesses]
+        if slot_possible(filled):
+            for i, c in zip(slot, filled, strict=True):
+                out[i] = c
+    return out
+
+
+__all__ = ["PastelRules", "fill_pastel_slots", "pastel_species"]

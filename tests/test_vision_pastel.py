@@ -1,0 +1,108 @@
+"""Tiles washed pastel by glare are read from their cells' mean colours, floor never is."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from companion.boards import load_profile
+from companion.vision.colour import ColourModel, hex_to_bgr
+from companion.vision.floor import CellColour, FloorModel
+from companion.vision.pastel import PastelRules, fill_pastel_slots
+
+PROFILE = load_profile("troia")
+MODEL = ColourModel.from_profile(PROFILE)
+RULES = PastelRules()
+SLOT = next(s for s in PROFILE.slots if not any(i in PROFILE.bonus_kind for i in s))
+
+
+def _lab(bgr: tuple[float, float, float]) -> tuple[float, float, float]:
+    px = np.clip(np.array([[bgr]]), 0, 255).astype(np.uint8)
+    lightness, a, b = cv2.cvtColor(px, cv2.COLOR_BGR2Lab)[0, 0].astype(float)
+    return lightness, a - 128.0, b - 128.0
+
+
+def _washed(letter: str, share: float) -> tuple[float, float, float]:
+    """A species' printed colour with glare's white over ``1 - share`` of it."""
+    ink = np.array(hex_to_bgr(PROFILE.colours.species[letter]), dtype=float)
+    mixed = share * ink + (1.0 - share) * 255.0
+    return _lab((mixed[0], mixed[1], mixed[2]))
+
+
+def _board(cell_lab: dict[int, tuple[float, float, float]]) -> CellColour:
+    """Bright bare floor everywhere but the given cells."""
+    floor_l = 228.0
+    lightness = np.full(256, floor_l)
+    a = np.full(256, MODEL.floor_ab[0])
+    b = np.full(256, MODEL.floor_ab[1])
+    for i, (li, ai, bi) in cell_lab.items():
+        lightness[i], a[i], b[i] = li, ai, bi
+    return CellColour(lightness, a, b, np.zeros(256))
+
+
+FLOOR = FloorModel(
+    np.full(256, MODEL.floor_ab[0]),
+    np.full(256, MODEL.floor_ab[1]),
+    np.linspace(0.0, 255.0, 5),
+    np.zeros(5),
+    np.zeros(5),
+)
+
+
+def _read(colour: CellColour, cells: list[str]) -> list[str]:
+    out = fill_pastel_slots(cells, colour, FLOOR, MODEL, PROFILE, RULES)
+    return [out[i] for i in SLOT]
+
+
+def test_a_tile_washed_pastel_is_read_cell_by_cell() -> None:
+    tile = "RBBY"
+    colour = _board({i: _washed(c, 0.35) for i, c in zip(SLOT, tile, strict=True)})
+    assert _read(colour, ["?"] * 256) == list(tile)
+
+
+def test_cells_already_read_count_towards_the_tile_and_stay() -> None:
+    colour = _board({SLOT[0]: _washed("G", 0.35), SLOT[3]: _washed("Y", 0.5)})
+    cells = ["?"] * 256
+    cells[SLOT[1]], cells[SLOT[2]] = "G", "R"
+    assert _read(colour, cells) == ["G", "G", "R", "Y"]
+
+
+def test_bright_bare_floor_is_never_read_as_a_tile() -> None:
+    assert _read(_board({}), ["?"] * 256) == ["?"] * 4
+
+
+def test_one_tinted_cell_is_no_tile() -> None:
+    # A neighbour's piece leaning in tints one cell; the other three show floor.
+    colour = _board({SLOT[0]: _washed("B", 0.35)})
+    assert _read(colour, ["?"] * 256) == ["?"] * 4
+
+
+def test_a_slot_with_a_cell_read_empty_is_left_alone() -> None:
+    colour = _board({i: _washed("R", 0.35) for i in SLOT[:3]})
+    cells = ["?"] * 256
+    cells[SLOT[3]] = "."
+    assert _read(colour, cells) == ["?", "?", "?", "."]
+
+
+def test_a_cell_washed_white_or_barely_yellower_than_the_floor_stays_unread() -> None:
+    # White has no hue left; a yellow washed to a quarter of its ink sits within a few
+    # units of the floor, where bare floor in glare also lies.
+    white = _lab((255.0, 255.0, 255.0))
+    faint = _washed("Y", 0.25)
+    colour = _board(
+        {SLOT[0]: _washed("B", 0.35), SLOT[1]: _washed("G", 0.35), SLOT[2]: white, SLOT[3]: faint}
+    )
+    assert _read(colour, ["?"] * 256) == ["B", "G", "?", "?"]
+
+
+def test_shaded_cells_are_not_read_from_their_mean() -> None:
+    # Below glare's brightness an unread cell is a shadow or an edge, not a pastel tile.
+    dim = {i: (150.0, a, b) for i, (_, a, b) in ((i, _washed("B", 0.35)) for i in SLOT)}
+    assert _read(_board(dim), ["?"] * 256) == ["?"] * 4
+
+
+def test_a_tile_that_cannot_exist_is_not_filled_in() -> None:
+    # Two colours two cells each: no colour leads, so no real tile looks like this.
+    tile = "RBRB"
+    colour = _board({i: _washed(c, 0.35) for i, c in zip(SLOT, tile, strict=True)})
+    assert _read(colour, ["?"] * 256) == ["?"] * 4
