@@ -43,9 +43,10 @@ def _board(cell_lab: dict[int, tuple[float, float, float]]) -> CellColour:
 FLOOR = FloorModel(
     np.full(256, MODEL.floor_ab[0]),
     np.full(256, MODEL.floor_ab[1]),
-    np.linspace(0.0, 255.0, 5),
-    np.zeros(5),
-    np.zeros(5),
+    np.linspace(0.0, 255.0, 5)[None, :],
+    np.zeros((1, 5)),
+    np.zeros((1, 5)),
+    np.zeros(256, dtype=np.intp),
 )
 
 

@@ -372,6 +372,7 @@ def test_a_slot_seen_empty_in_one_cell_holds_no_tile() -> None:
 
 
 WINDOWS = CellWindows(CanonicalLayout(PROFILE).cell_labels, PROFILE)
+UNIT_GAINS = np.ones((256, 3))  # a balance that leaves the camera's colours as they are
 
 
 def _colour_board(a_at, b_at, lightness: float = 200.0) -> CellColour:  # type: ignore[no-untyped-def]
@@ -396,13 +397,15 @@ def test_the_floor_is_followed_across_a_board_lit_warm_on_one_side() -> None:
     off = 6 * 16 + 9
     colour.a[off] += 7.0
     cells = ["."] * 256
-    floor = fit_floor(cells, colour, None, _no_clipping, WINDOWS, (0.0, 15.0))
+    floor = fit_floor(cells, colour, None, UNIT_GAINS, _no_clipping, WINDOWS, (0.0, 15.0))
     out = prove_empty(cells, colour, floor, WINDOWS)
     assert out[off] == "?"
     assert out.count("?") == 1
     # Against the print's nominal colour alone, the warm side would not be proven empty.
-    flat_path = np.linspace(0.0, 255.0, 5)
-    flat = FloorModel(np.zeros(256), np.full(256, 15.0), flat_path, np.zeros(5), np.zeros(5))
+    flat_path = np.linspace(0.0, 255.0, 5)[None, :]
+    no_drift = np.zeros((1, 5))
+    one_light = np.zeros(256, dtype=np.intp)
+    flat = FloorModel(np.zeros(256), np.full(256, 15.0), flat_path, no_drift, no_drift, one_light)
     assert prove_empty(cells, colour, flat, WINDOWS).count("?") > 20
 
 
@@ -411,7 +414,7 @@ def test_too_few_floor_cells_fall_back_to_the_printed_floor_colour() -> None:
     cells = ["B"] * 256
     for i in range(5):
         cells[i * 17] = "."
-    floor = fit_floor(cells, colour, None, _no_clipping, WINDOWS, (0.5, 15.0))
+    floor = fit_floor(cells, colour, None, UNIT_GAINS, _no_clipping, WINDOWS, (0.5, 15.0))
     assert np.allclose(floor.a, 0.5) and np.allclose(floor.b, 15.0)
     out = prove_empty(cells, colour, floor, WINDOWS)
     assert all(out[i * 17] == "?" for i in range(5))
@@ -434,10 +437,40 @@ def test_floor_brightened_until_one_channel_clips_is_still_floor() -> None:
     colour.b[bright] = lab_spot[2] - 128
     assert np.hypot(lab_spot[1] - lab_plain[1], lab_spot[2] - lab_plain[2]) > 5.0
     cells = ["."] * 256
-    floor = fit_floor(cells, colour, raw_floor, _no_clipping, WINDOWS, (0.0, 15.0))
+    floor = fit_floor(cells, colour, raw_floor, UNIT_GAINS, _no_clipping, WINDOWS, (0.0, 15.0))
     assert prove_empty(cells, colour, floor, WINDOWS)[bright] == "."
     colour.washed_out[bright] = 0.9
     assert prove_empty(cells, colour, floor, WINDOWS)[bright] == "?"
+
+
+def test_each_cell_clips_under_its_own_lamps_balance() -> None:
+    # Two lamps: the balance lifts red three times more on the right than on the left.
+    # A bright spot on the right clips red at the sensor long before the same brightness
+    # would on the left, and the floor there turns green-blue the way only its own
+    # balance predicts.
+    floor_bgr = np.array([150.0, 175.0, 190.0])  # balanced
+    right_gains = np.array([1.5, 1.1, 0.75])
+    g = PROFILE.geometry
+    right = np.array([g.cell_centre_mm(i // 16, i % 16)[0] > 220 for i in range(256)])
+    gains = np.where(right[:, None], right_gains, 1.0)
+
+    def seen(brightening: float, cell_gains: np.ndarray) -> np.ndarray:
+        sensor = np.minimum(floor_bgr / cell_gains * brightening, 255.0)
+        balanced = np.minimum(sensor * cell_gains, 255.0).round().astype(np.uint8)
+        lab = cv2.cvtColor(balanced.reshape(1, 1, 3), cv2.COLOR_BGR2Lab).reshape(3)
+        return np.asarray(lab, dtype=np.float64) - [0.0, 128.0, 128.0]
+
+    own = seen(1.0, np.ones(3))
+    colour = _colour_board(lambda x, y: own[1], lambda x, y: own[2], lightness=own[0])
+    spot = 10 * 16 + 13
+    assert right[spot]
+    colour.lightness[spot], colour.a[spot], colour.b[spot] = seen(1.3, right_gains)
+    cells = ["."] * 256
+    floor = fit_floor(cells, colour, floor_bgr, gains, _no_clipping, WINDOWS, (0.0, 15.0))
+    assert prove_empty(cells, colour, floor, WINDOWS)[spot] == "."
+    # Traced under one balance for the whole board, the spot is no longer the floor.
+    one = fit_floor(cells, colour, floor_bgr, UNIT_GAINS, _no_clipping, WINDOWS, (0.0, 15.0))
+    assert prove_empty(cells, colour, one, WINDOWS)[spot] == "?"
 
 
 def test_a_bonus_cell_is_proven_empty_by_the_floor_around_its_icon() -> None:
@@ -454,7 +487,7 @@ def test_a_bonus_cell_is_proven_empty_by_the_floor_around_its_icon() -> None:
     lab = cv2.cvtColor(view, cv2.COLOR_BGR2Lab)
     colour = CellColour.measure(lab, view, windows)
     cells = ["."] * 256
-    floor = fit_floor(cells, colour, None, _no_clipping, windows, (0.0, 15.0))
+    floor = fit_floor(cells, colour, None, UNIT_GAINS, _no_clipping, windows, (0.0, 15.0))
     assert prove_empty(cells, colour, floor, windows)[bonus] == "."
     view[layout.bonus_rings == bonus] = (40, 200, 230)  # a yellow tile's colour around it
     lab = cv2.cvtColor(view, cv2.COLOR_BGR2Lab)
@@ -468,7 +501,13 @@ def test_a_washed_out_cell_is_never_proven_empty() -> None:
     colour = _colour_board(lambda x, y: 0.0, lambda x, y: 15.0)
     cells = ["."] * 256
     floor = fit_floor(
-        cells, colour, np.array([168.0, 195.0, 207.0]), _no_clipping, WINDOWS, (0.0, 15.0)
+        cells,
+        colour,
+        np.array([168.0, 195.0, 207.0]),
+        UNIT_GAINS,
+        _no_clipping,
+        WINDOWS,
+        (0.0, 15.0),
     )
     washed = [3 * 16 + 6, 9 * 16 + 6]
     colour.washed_out[washed] = 1.0
@@ -486,7 +525,7 @@ def test_unread_cells_showing_the_floor_fitted_elsewhere_are_empty() -> None:
         i for i in range(256) if WINDOWS.plain[i] and g.cell_centre_mm(i // 16, i % 16)[0] > 300
     ]
     cells = ["?" if i in right else "." for i in range(256)]
-    floor = fit_floor(cells, colour, None, _no_clipping, WINDOWS, (0.0, 15.0))
+    floor = fit_floor(cells, colour, None, UNIT_GAINS, _no_clipping, WINDOWS, (0.0, 15.0))
     no_colour = np.zeros(256)
     out = admit_floor(cells, colour, floor, WINDOWS, no_colour, 0.1)
     assert all(out[i] == "." for i in right)

@@ -141,61 +141,94 @@ class CellColour:
 @dataclass(frozen=True)
 class FloorModel:
     """The floor's chroma expected at every cell, at the floor's own brightness, and how
-    brightening by glare (up to the sensor's limit) moves it."""
+    brightening by glare (up to the sensor's limit) moves it there.  Where two lamps light
+    the board the balance, and so the clipping, differ by place: one path per light, and
+    each cell follows its own light's."""
 
     a: FloatArray
     b: FloatArray
-    path_lightness: FloatArray  # along BRIGHTENING, increasing
-    path_da: FloatArray  # chroma change from the floor's own, along the path
+    path_lightness: FloatArray  # lights x BRIGHTENING, never decreasing along each row
+    path_da: FloatArray  # chroma change from the floor's own, along each path
     path_db: FloatArray
+    light_of_cell: NDArray[np.intp]  # the path each cell follows
 
     def expected(self, lightness: FloatArray) -> tuple[FloatArray, FloatArray]:
         """The floor's chroma at each cell, seen as bright as the cell is."""
-        da = np.interp(lightness, self.path_lightness, self.path_da)
-        db = np.interp(lightness, self.path_lightness, self.path_db)
-        return self.a + da, self.b + db
+        rows = self.light_of_cell
+        path = self.path_lightness[rows]
+        steps = path.shape[1]
+        # Each cell's lightness between two points of its path (held at the ends).
+        above = np.clip((path < lightness[:, None]).sum(axis=1), 1, steps - 1)
+        cells = np.arange(len(lightness))
+        low, high = path[cells, above - 1], path[cells, above]
+        t = np.clip((lightness - low) / np.maximum(high - low, 1e-9), 0.0, 1.0)
+
+        def along(values: FloatArray) -> FloatArray:
+            start, end = values[rows, above - 1], values[rows, above]
+            return np.asarray(start + t * (end - start), dtype=np.float64)
+
+        return self.a + along(self.path_da), self.b + along(self.path_db)
 
 
 def fit_floor(
     cells: list[str],
     colour: CellColour,
-    raw_floor_bgr: FloatArray | None,
+    floor_bgr: FloatArray | None,
+    gains: FloatArray,
     to_analysis: ToAnalysis,
     windows: CellWindows,
     printed_floor_ab: tuple[float, float],
 ) -> FloorModel:
-    """The floor model of one frame, from the cells read empty (``cells``) and the raw
-    colour of the floor seen in it (``None`` when too little floor shows)."""
+    """The floor model of one frame, from the cells read empty (``cells``) and the floor's
+    balanced colour seen in it (``None`` when too little floor shows; see
+    :func:`floor_colour`).
+
+    ``gains`` are the white balance's per-channel gains at each cell (cells x 3) and
+    ``to_analysis`` turns balanced BGR into the reader's analysis Lab.  The sensor clips
+    before the balance: the floor's raw colour at a cell is its balanced colour over that
+    cell's gains, brightened and clipped at the sensor's limit, then balanced again.
+    """
     a, b = _floor_plane(cells, colour, windows, printed_floor_ab)
-    if raw_floor_bgr is None:
-        flat = np.zeros(len(BRIGHTENING))
-        return FloorModel(a, b, np.linspace(0.0, 255.0, len(BRIGHTENING)), flat, flat)
-    brightened = np.minimum(raw_floor_bgr[None, :] * BRIGHTENING[:, None], 255.0)
-    lab = to_analysis(np.round(brightened).astype(np.uint8).reshape(-1, 1, 3)).reshape(-1, 3)
-    path = lab.astype(np.float64)
-    own = path[int(np.argmin(np.abs(BRIGHTENING - 1.0)))]
-    # Lightness grows along the path until every channel is clipped; 8-bit steps repeat a
-    # value now and then: keep each point that is brighter than all before it.
-    brighter = path[:, 0] > np.concatenate([[-1.0], np.maximum.accumulate(path[:-1, 0])])
-    path = path[brighter]
+    steps = len(BRIGHTENING)
+    if floor_bgr is None:
+        flat = np.zeros((1, steps))
+        shared = np.linspace(0.0, 255.0, steps)[None, :]
+        return FloorModel(a, b, shared, flat, flat, np.zeros(CELLS, dtype=np.intp))
+    # Under one light every cell has the same gains, and so the same path: trace it once.
+    if (gains == gains[0]).all():
+        distinct, owner = gains[:1], np.zeros(CELLS, dtype=np.intp)
+    else:
+        distinct, owner = np.unique(gains, axis=0, return_inverse=True)
+    raw = floor_bgr[None, :] / np.maximum(distinct, 1e-6)  # lights x 3
+    sensor = np.minimum(raw[:, None, :] * BRIGHTENING[None, :, None], 255.0)
+    balanced = np.minimum(sensor * distinct[:, None, :], 255.0)
+    lab = to_analysis(np.round(balanced).astype(np.uint8)).astype(np.float64)
+    own = lab[:, int(np.argmin(np.abs(BRIGHTENING - 1.0)))]
+    # Lightness grows along the path until every channel is clipped; 8-bit steps may
+    # repeat or dip a value: each point counts as bright as the brightest before it.
+    lightness = np.maximum.accumulate(lab[..., 0], axis=1)
     return FloorModel(
         a,
         b,
-        path[:, 0],
-        path[:, 1] - own[1],
-        path[:, 2] - own[2],
+        lightness,
+        lab[..., 1] - own[:, None, 1],
+        lab[..., 2] - own[:, None, 2],
+        np.asarray(owner.ravel(), dtype=np.intp),
     )
 
 
-def raw_floor_colour(
-    cells: list[str], raw: NDArray[np.uint8], windows: CellWindows
+def floor_colour(
+    cells: list[str], raw: NDArray[np.uint8], gains: FloatArray, windows: CellWindows
 ) -> FloatArray | None:
-    """Median raw colour of the cells read empty, or ``None`` when too few are."""
+    """Median balanced colour of the cells read empty (each pixel times its cell's
+    ``gains``), or ``None`` when too few are."""
     empty = windows.read_empty(cells)
     if empty.sum() < FLOOR_FIT_MIN_CELLS:
         return None
-    chosen = windows.sample_pixels[empty[windows.sample_keys]]
-    return np.asarray(np.median(np.take(raw.reshape(-1, 3), chosen, axis=0), axis=0), np.float64)
+    chosen = empty[windows.sample_keys]
+    pixels = np.take(raw.reshape(-1, 3), windows.sample_pixels[chosen], axis=0)
+    balanced = pixels * gains[windows.sample_keys[chosen]]
+    return np.asarray(np.median(balanced, axis=0), np.float64)
 
 
 def _floor_plane(
@@ -278,7 +311,7 @@ __all__ = [
     "ToAnalysis",
     "admit_floor",
     "fit_floor",
+    "floor_colour",
     "prove_empty",
-    "raw_floor_colour",
     "shows_floor",
 ]

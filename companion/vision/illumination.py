@@ -95,6 +95,15 @@ class SheetLight:
             return cls(uniform, None)
         return cls(uniform, np.asarray(coef.T, dtype=np.float64), int((~keep).sum()))
 
+    def gains(self, points_px: FloatArray, model: ColourModel) -> FloatArray:
+        """The balance's per-channel gains (points x BGR) at the given view pixels."""
+        if self.plane is None:
+            sheet = np.broadcast_to(self.uniform, (len(points_px), 3))
+        else:
+            design = np.c_[np.ones(len(points_px)), points_px]
+            sheet = design @ self.plane.T
+        return np.asarray(np.asarray(model.sheet_bgr) / np.maximum(sheet, 1.0), np.float64)
+
     def balance(self, view: NDArray[np.uint8], model: ColourModel) -> NDArray[np.uint8]:
         """``view`` with each pixel's channels scaled so the sheet would show its reference
         colour there."""

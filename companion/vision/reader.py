@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from companion.boards import BoardProfile
+from companion.boards import GRID, BoardProfile
 from companion.games.garum.state import BoardState
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.cells import (
@@ -25,15 +25,14 @@ from companion.vision.colour import (
     PixelClass,
     bgr_to_ab,
     classify,
-    white_balance,
 )
 from companion.vision.floor import (
     CellColour,
     CellWindows,
     admit_floor,
     fit_floor,
+    floor_colour,
     prove_empty,
-    raw_floor_colour,
 )
 from companion.vision.illumination import SheetLight, grouped_medians, sheet_colour, sheet_strips
 from companion.vision.localize import BoardLocator, BoardNotFound, estimate_pose
@@ -71,6 +70,7 @@ class Reading:
 class _Classified:
     """One balance of a view: its analysis Lab, the chroma shift applied, its classes."""
 
+    light: SheetLight
     lab: NDArray[np.uint8]
     shift: NDArray[np.uint8] | None
     classes: NDArray[np.uint8]
@@ -93,6 +93,10 @@ class BoardReader:
         self._locator = BoardLocator(profile)
         self._windows = CellWindows(self.layout.cell_labels, profile, self.layout.bonus_rings)
         self._cell_pixels = LabelledPixels(self.layout.cell_labels)
+        g = profile.geometry
+        self._cell_centres_px = self.layout.px_per_mm * np.array(
+            [g.cell_centre_mm(i // GRID, i % GRID) for i in range(GRID * GRID)]
+        )
         self._ring_pixels = LabelledPixels(self.layout.bonus_rings)
         self.cell_rules = CellRules()
         self.worker_rules = WorkerRules()
@@ -121,7 +125,7 @@ class BoardReader:
         if shift is not None:
             lab = np.asarray(cv2.LUT(lab, shift), dtype=np.uint8)
         classes, skin, skin_any = classify(lab, self._table)
-        return _Classified(lab, shift, classes, skin, skin_any)
+        return _Classified(light, lab, shift, classes, skin, skin_any)
 
     def read(self, frame_bgr: NDArray[np.uint8]) -> Reading:
         """Reads one BGR frame (any size) into a :class:`Reading`."""
@@ -157,8 +161,8 @@ class BoardReader:
                 sorted_, hand = single, single_hand
         lab, classes, shift = sorted_.lab, sorted_.classes, sorted_.shift
 
-        def to_analysis(raw: NDArray[np.uint8]) -> NDArray[np.uint8]:
-            lab = cv2.cvtColor(white_balance(raw, sheet, self.colours), cv2.COLOR_BGR2Lab)
+        def to_analysis(balanced: NDArray[np.uint8]) -> NDArray[np.uint8]:
+            lab = cv2.cvtColor(balanced, cv2.COLOR_BGR2Lab)
             return np.asarray(lab if shift is None else cv2.LUT(lab, shift), dtype=np.uint8)
 
         t2 = time.perf_counter()
@@ -170,9 +174,15 @@ class BoardReader:
             frozenset() if hand is None else _cells_covered(hand, self._cell_pixels, ARM_COVER_MAX)
         )
         seen = _hide(cells, hidden)
-        raw_floor = raw_floor_colour(seen, view, self._windows)
+        gains = sorted_.light.gains(self._cell_centres_px, self.colours)
         floor = fit_floor(
-            seen, colour, raw_floor, to_analysis, self._windows, self.colours.floor_ab
+            seen,
+            colour,
+            floor_colour(seen, view, gains, self._windows),
+            gains,
+            to_analysis,
+            self._windows,
+            self.colours.floor_ab,
         )
         cells = prove_empty(cells, colour, floor, self._windows)
         species = fractions[:, PixelClass.B : PixelClass.R + 1].sum(axis=1)
