@@ -35,8 +35,10 @@ from companion.vision.occlusion import hand_mask
 from companion.vision.reader import SKIN_SATURATION_MAX, skin_toned_red
 from companion.vision.render import Shot, random_camera
 from companion.vision.workers import (
+    WorkerObservation,
     WorkerRules,
     _discs,
+    doubt_the_lights_colour,
     expected_area,
     frame_boundary,
     read_workers,
@@ -733,3 +735,25 @@ def test_dilating_only_around_the_arm_is_dilating_everywhere(seed: int) -> None:
         assert np.array_equal(_dilated_near(region, kernel, reach), cv2.dilate(region, kernel))
     empty = np.zeros_like(region)
     assert not _dilated_near(empty, _disc(9), 4).any()
+
+
+def test_a_piece_the_colour_of_the_light_beside_it_is_unread() -> None:
+    # A lamp tints one corner of the sheet green, where no piece stands or leans: a green
+    # piece read beside it may be the light itself (or sized with it), so it is unread;
+    # a piece of another colour, or the same piece beside clean sheet, is kept.
+    layout = CanonicalLayout(PROFILE)
+    classes = np.full(layout.cell_labels.shape, PixelClass.NEUTRAL, dtype=np.uint8)
+    s = layout.px_per_mm
+    corner = round(60 * s)
+    classes[-corner:, :corner] = PixelClass.G  # the bottom-left corner, rows 13 to 15
+    out = [WorkerObservation(None, 0.0, (0.0, 0.0)) for _ in range(32)]
+    out[15] = WorkerObservation("Gd", 300.0, (0.0, 0.0))
+    out[3] = WorkerObservation("Gv", 200.0, (0.0, 0.0))
+    rules = WorkerRules()
+    read = [o.code for o in doubt_the_lights_colour(out, classes, layout, rules)]
+    assert (read[15], read[3]) == ("?", "Gv")
+    out[15] = WorkerObservation("Bv", 200.0, (0.0, 0.0))
+    assert doubt_the_lights_colour(out, classes, layout, rules)[15].code == "Bv"
+    out[15] = WorkerObservation("Gd", 300.0, (0.0, 0.0))
+    clean = np.full_like(classes, PixelClass.NEUTRAL)
+    assert doubt_the_lights_colour(out, clean, layout, rules)[15].code == "Gd"

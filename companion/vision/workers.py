@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from companion.boards import LINES, worker_strip
+from companion.boards import GRID, LINES, worker_strip
 from companion.boards.profile import PieceSize
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.colour import PixelClass
@@ -81,6 +81,10 @@ SILHOUETTE_RADIUS_MM = 13.0
 CORE_LEAN_OFFSET_MM = 3.0
 # A core this close (mm) to the arm's region is not read: the arm's blur and shadow reach it.
 BLOCKED_MARGIN_MM = 2.0
+# The bare sheet beside a space: this far (mm) along its strip either side of its centre,
+# and this deep from the sheet's edge (the outer band where no piece stands or leans).
+SHEET_BESIDE_HALF_MM = 10.0
+SHEET_BESIDE_DEPTH_MM = 14.0
 
 
 @dataclass(frozen=True)
@@ -141,6 +145,10 @@ class WorkerRules:
     # ... and further by this much per unit of the camera height's log uncertainty: an
     # unsure height (a view straight down) makes every expected area unsure alike.
     boundary_shift_per_height_sd: float = 1.0
+    # Share of a piece's colour allowed on the bare sheet beside its space, where no piece
+    # stands or leans: more is the light's colour (a lamp's tint in a corner), which the
+    # piece's own pixels then carry too, so neither its colour nor its size can be told.
+    sheet_colour_max: float = 0.1
     silhouettes: SilhouetteRules = field(default_factory=SilhouetteRules)
 
 
@@ -217,7 +225,42 @@ def read_workers(
     out = _size_each_piece(layout, codes, measures, cores.leans, scores, boundary, rules)
     out = _size_touching_pairs(out, codes, measures, expected, scores, boundary, rules)
     out = _check_hidden(out, measures, classes, layout, pose, rules)
-    return _settle_unreadable(out, codes, cores.blocked, classes, layout, pose, rules)
+    out = _settle_unreadable(out, codes, cores.blocked, classes, layout, pose, rules)
+    return doubt_the_lights_colour(out, classes, layout, rules)
+
+
+def doubt_the_lights_colour(
+    out: list[WorkerObservation],
+    classes: NDArray[np.uint8],
+    layout: CanonicalLayout,
+    rules: WorkerRules,
+) -> list[WorkerObservation]:
+    """Last pass: a piece whose colour also shows on the bare sheet beside its space is
+    unread.  An arm there counts too: a hand search may take a lamp's tinted corner for
+    an arm, and a piece beside an arm is not worth a guess."""
+    result = list(out)
+    for line, obs in enumerate(out):
+        if obs.code is None or obs.code == "?":
+            continue
+        rows, cols = _sheet_beside(layout, line)
+        seen = classes[rows, cols][layout.outer_mask[rows, cols]]
+        if seen.size and float(np.mean(seen == PixelClass[obs.code[0]])) > rules.sheet_colour_max:
+            result[line] = replace(obs, code="?")
+    return result
+
+
+def _sheet_beside(layout: CanonicalLayout, line: int) -> tuple[slice, slice]:
+    """The sheet between a worker space and the sheet's edge, one space wide (rows and
+    columns of the canonical view)."""
+    s = layout.px_per_mm
+    x, y = layout.profile.geometry.worker_space_centre_mm(line)
+    middle = y if line < GRID else x
+    along = slice(
+        max(round((middle - SHEET_BESIDE_HALF_MM) * s), 0),
+        round((middle + SHEET_BESIDE_HALF_MM) * s),
+    )
+    across = slice(0, round(SHEET_BESIDE_DEPTH_MM * s))
+    return (along, across) if line < GRID else (across, along)
 
 
 def core_centre_mm(layout: CanonicalLayout, pose: CameraPose, line: int) -> tuple[float, float]:
