@@ -211,3 +211,43 @@ def test_an_arm_under_two_lamps_is_still_seen() -> None:
         assert reading.state is not None, reading.error
         assert reading.occluded, seed
         assert confident_wrong_cells(reading.state, truth) == []
+
+
+def test_an_arm_the_lamp_balance_half_hides_is_taken_from_the_single_balance(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A balance fitted place by place to the sheet around an arm can turn the arm's body
+    # the sheet's colour, leaving only its edge to be found. Whichever balance shows more
+    # of an arm over the grid is kept: its cells are unread, never read as bare floor.
+    import companion.vision.reader as reader_module
+    from companion.vision.illumination import SheetLight
+
+    photo = _photo(3)
+    layout = BoardReader(PROFILE).layout
+    edge = np.zeros(layout.cell_labels.shape, dtype=bool)
+    edge[-40:, 150:200] = True  # the arm's edge only, over the sheet below the grid
+    body = edge.copy()
+    body[300:, 100:300] = True  # the whole arm, reaching far over the grid
+    shown = iter([edge, body])
+    monkeypatch.setattr(reader_module, "hand_mask", lambda *args: next(shown))
+    real_measure = SheetLight.measure
+
+    def two_lamps(*args):  # type: ignore[no-untyped-def]
+        light = real_measure(*args)
+        plane = np.array([[float(v), 0.0, 0.0] for v in light.uniform])
+        return SheetLight(light.uniform, plane, set_aside=3)
+
+    monkeypatch.setattr(SheetLight, "measure", staticmethod(two_lamps))
+    reading = BoardReader(PROFILE).read(photo.image)
+    assert reading.state is not None and reading.occluded
+    labels = layout.cell_labels
+    sizes = np.bincount(labels[labels >= 0], minlength=256)
+    covered = np.bincount(labels[body & (labels >= 0)], minlength=256)
+    under_body = np.flatnonzero(covered == sizes).tolist()  # windows wholly under the arm
+    assert len(under_body) >= 16
+    assert all(reading.state.cells[i] == "?" for i in under_body)
+    # When the single balance shows no more of the arm, the first reading stands.
+    shown = iter([body, edge])
+    again = BoardReader(PROFILE).read(photo.image)
+    assert again.state is not None
+    assert all(again.state.cells[i] == "?" for i in under_body)

@@ -44,7 +44,7 @@ RECENTRE_MIN = 2  # Lab units of sheet chroma offset worth correcting
 SKIN_SATURATION_MAX = 0.6
 # Under the single balance a warm lamp can light a patch of the sheet's edge like skin; an
 # arm hidden by the place-by-place balance reaches over the grid, over this many cells (two
-# slots) at least.
+# slots) at least beyond what that balance showed of it.
 ARM_OVER_GRID_CELLS = 8
 # Share of a cell's window the arm may cover and the cell still be read from the rest:
 # what shows beside the arm is read without the arm's pixels.
@@ -127,6 +127,10 @@ class BoardReader:
         classes, skin, skin_any = classify(lab, self._table)
         return _Classified(light, lab, shift, classes, skin, skin_any)
 
+    def _cells_under(self, region: NDArray[np.bool_] | None) -> int:
+        """How many cells a region (an arm) touches; none for no region."""
+        return 0 if region is None else len(_cells_covered(region, self._cell_pixels, 0.0))
+
     def read(self, frame_bgr: NDArray[np.uint8]) -> Reading:
         """Reads one BGR frame (any size) into a :class:`Reading`."""
         t0 = time.perf_counter()
@@ -146,18 +150,15 @@ class BoardReader:
         light = SheetLight.measure(view, self.layout, sheet, strips)
         sorted_ = self._classified(view, light)
         hand = hand_mask(sorted_.classes, sorted_.skin, sorted_.skin_any, self.layout)
-        if light.plane is not None and light.set_aside and hand is None:
+        if light.plane is not None and light.set_aside:
             # Something covered part of the sheet while its colour seemed to change: an arm
             # can pass for a second lamp, and the balance fitted to it can hide the arm's
-            # skin. Under the single balance, look for it again.
+            # skin, all of it or all but its edge. Under the single balance, look for it
+            # again, and keep whichever balance shows more of an arm over the grid.
             single = self._classified(view, SheetLight(sheet, None))
             single_hand = hand_mask(single.classes, single.skin, single.skin_any, self.layout)
-            over_grid = (
-                0
-                if single_hand is None
-                else len(_cells_covered(single_hand, self._cell_pixels, 0.0))
-            )
-            if single_hand is not None and over_grid >= ARM_OVER_GRID_CELLS:
+            more = self._cells_under(single_hand) - self._cells_under(hand)
+            if single_hand is not None and more >= ARM_OVER_GRID_CELLS:
                 sorted_, hand = single, single_hand
         lab, classes, shift = sorted_.lab, sorted_.classes, sorted_.shift
 
