@@ -23,7 +23,7 @@ from companion.boards import GRID, BoardProfile
 
 CELLS = GRID * GRID
 FloatArray = NDArray[np.float64]
-# Raw BGR pixels to the reader's analysis Lab (white balance, Lab, chroma re-centring).
+# Balanced BGR pixels to the reader's analysis Lab (Lab, then chroma re-centring).
 ToAnalysis = Callable[[NDArray[np.uint8]], NDArray[np.uint8]]
 
 # Mean chroma (Lab units) of an empty cell lies this close to the floor expected there.

@@ -68,7 +68,8 @@ class Reading:
 
 @dataclass(frozen=True)
 class _Classified:
-    """One balance of a view: its analysis Lab, the chroma shift applied, its classes."""
+    """One balance of a view: the light it balanced for, its analysis Lab, the chroma shift
+    applied, its classes."""
 
     light: SheetLight
     lab: NDArray[np.uint8]
