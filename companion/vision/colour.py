@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any
+from typing import Any, TypeVar
 
 import cv2
 import numpy as np
@@ -34,6 +34,8 @@ class PixelClass(IntEnum):
     UNKNOWN = 5
     DARK = 6
 
+
+FloatT = TypeVar("FloatT", np.float32, np.float64)
 
 SPECIES_CLASS = {letter: PixelClass[letter] for letter in SPECIES}
 # Chroma distance (Lab units) from the floor within which a pixel is neutral.
@@ -126,6 +128,10 @@ class ColourModel:
             "species_ab": {k: [round(v, 2) for v in ab] for k, ab in self.species_ab.items()},
         }
 
+    def species_hues_deg(self) -> dict[str, float]:
+        """Each species' printed hue: the angle (degrees) of its Lab chroma."""
+        return {k: math.degrees(math.atan2(v[1], v[0])) for k, v in self.species_ab.items()}
+
     def lookup_table(self) -> NDArray[np.uint8]:
         """Class of every (lightness band, a, b): one 256 x 256 table per band.
 
@@ -148,14 +154,14 @@ class ColourModel:
         neutral_dist = np.hypot(a - fa - t * seg_a, b - fb - t * seg_b)
         hue = np.degrees(np.arctan2(b, a))
         table = np.full((256, 256), PixelClass.UNKNOWN, dtype=np.uint8)
-        angles = {k: math.degrees(math.atan2(v[1], v[0])) for k, v in self.species_ab.items()}
+        angles = self.species_hues_deg()
         floor_chroma = math.hypot(fa, fb)
         chroma = np.hypot(a, b)
         sectors: dict[str, NDArray[np.bool_]] = {}  # each species' hue sector
         for letter, angle in angles.items():
             gaps = [abs(_angle_diff(angle, other)) for k, other in angles.items() if k != letter]
             half = min(min(gaps) / 2 - HUE_MARGIN_DEG, MAX_HALF_SECTOR_DEG)
-            sectors[letter] = np.abs(_angle_diff_array(hue, angle)) <= half
+            sectors[letter] = np.abs(hue_difference(hue, angle)) <= half
             inside = sectors[letter].copy()
             need = YELLOW_MIN_DISTANCE if letter == "Y" else SPECIES_MIN_DISTANCE
             inside &= (dist >= need) & (neutral_dist >= need) & (chroma >= SPECIES_MIN_CHROMA)
@@ -176,8 +182,8 @@ class ColourModel:
         bright[drift & (bright == PixelClass.UNKNOWN)] = PixelClass.NEUTRAL
         # The same drift bends a light, clearly saturated yellow towards green.
         y_angle = angles["Y"]
-        y_drift = (_angle_diff_array(hue, y_angle) > 0) & (
-            _angle_diff_array(hue, y_angle) <= YELLOW_DRIFT_MAX_DEG
+        y_drift = (hue_difference(hue, y_angle) > 0) & (
+            hue_difference(hue, y_angle) <= YELLOW_DRIFT_MAX_DEG
         )
         y_drift &= chroma >= max(floor_chroma, math.hypot(sa, sb)) + YELLOW_DRIFT_MIN_DISTANCE
         y_drift &= neutral_dist > BRIGHT_NEUTRAL_RADIUS
@@ -221,8 +227,9 @@ def _angle_diff(a: float, b: float) -> float:
     return (a - b + 180.0) % 360.0 - 180.0
 
 
-def _angle_diff_array(a: NDArray[np.float32], b: float) -> NDArray[np.float32]:
-    return np.asarray((a - b + 180.0) % 360.0 - 180.0, dtype=np.float32)
+def hue_difference(a: NDArray[FloatT], b: float) -> NDArray[FloatT]:
+    """Signed difference ``a - b`` of hues (degrees), wrapped to -180..180."""
+    return np.asarray((a - b + 180.0) % 360.0 - 180.0, dtype=a.dtype)
 
 
 def white_balance(

@@ -17,7 +17,6 @@ Skin shares a pale red's hue, so this pass runs only while no arm is in view.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,7 +24,7 @@ from numpy.typing import NDArray
 
 from companion.boards import BoardProfile
 from companion.vision.cells import SPECIES_ORDER, slot_possible
-from companion.vision.colour import ColourModel
+from companion.vision.colour import ColourModel, hue_difference
 from companion.vision.floor import CellColour, FloorModel
 
 FloatArray = NDArray[np.float64]
@@ -59,11 +58,6 @@ def _angle(a: FloatArray, b: FloatArray) -> FloatArray:
     return np.asarray(np.degrees(np.arctan2(b, a)), dtype=np.float64)
 
 
-def _off(hue: FloatArray, centre: float) -> FloatArray:
-    """Signed hue difference (degrees, -180..180) from ``centre``."""
-    return np.asarray((hue - centre + 180.0) % 360.0 - 180.0, dtype=np.float64)
-
-
 def pastel_species(
     colour: CellColour, floor: FloorModel, model: ColourModel, rules: PastelRules
 ) -> list[str | None]:
@@ -77,14 +71,14 @@ def pastel_species(
     floor_hue = _angle(ea, eb)
     candidate = (colour.lightness >= rules.min_lightness) & (offset >= rules.min_floor_offset)
     out: list[str | None] = [None] * len(chroma)
+    printed = model.species_hues_deg()
     for letter in SPECIES_ORDER:
-        printed = math.degrees(math.atan2(model.species_ab[letter][1], model.species_ab[letter][0]))
-        off = _off(hue, printed)
+        off = hue_difference(hue, printed[letter])
         if letter == "Y":
             # Towards green is the direction of increasing hue from yellow.
             inside = (off >= -rules.hue_half_width_deg) & (off <= rules.yellow_drift_deg)
-            outward = np.abs(_off(step_hue, 0.0) - _off(floor_hue, 0.0))
-            inside &= np.minimum(outward, 360.0 - outward) <= rules.yellow_step_half_width_deg
+            outward = np.abs(hue_difference(step_hue - floor_hue, 0.0))
+            inside &= outward <= rules.yellow_step_half_width_deg
         else:
             inside = (np.abs(off) <= rules.hue_half_width_deg) & (chroma >= rules.min_chroma)
         for i in np.flatnonzero(candidate & inside).tolist():
