@@ -266,13 +266,22 @@ def _robust_plane(
     return np.asarray(windows.design @ coef, dtype=np.float64)
 
 
+def floor_chroma(colour: CellColour, floor: FloorModel) -> NDArray[np.bool_]:
+    """Cells whose mean chroma is the floor's expected at their place and brightness."""
+    ea, eb = floor.expected(colour.lightness)
+    return np.asarray(np.hypot(colour.a - ea, colour.b - eb) <= FLOOR_MATCH_MAX)
+
+
+def washed_out(colour: CellColour) -> NDArray[np.bool_]:
+    """Cells the sensor clipped in two channels over most of their window."""
+    return np.asarray(colour.washed_out >= WASHED_OUT_MIN)
+
+
 def shows_floor(colour: CellColour, floor: FloorModel, windows: CellWindows) -> NDArray[np.bool_]:
     """Cells whose colour proves bare floor: the floor's chroma at that place, with at
     least one channel short of the sensor's limit (glare washes a glossy tile to the
     floor's colour; with two channels clipped nothing tells them apart)."""
-    ea, eb = floor.expected(colour.lightness)
-    off = np.hypot(colour.a - ea, colour.b - eb)
-    return np.asarray((off <= FLOOR_MATCH_MAX) & (colour.washed_out < WASHED_OUT_MIN))
+    return np.asarray(floor_chroma(colour, floor) & ~washed_out(colour))
 
 
 def prove_empty(
@@ -311,7 +320,9 @@ __all__ = [
     "ToAnalysis",
     "admit_floor",
     "fit_floor",
+    "floor_chroma",
     "floor_colour",
     "prove_empty",
     "shows_floor",
+    "washed_out",
 ]

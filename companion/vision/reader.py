@@ -37,6 +37,7 @@ from companion.vision.floor import (
 from companion.vision.illumination import SheetLight, grouped_medians, sheet_colour, sheet_strips
 from companion.vision.localize import BoardLocator, BoardNotFound, estimate_pose
 from companion.vision.occlusion import hand_mask
+from companion.vision.outline import OutlineRules, SlotOutlines, prove_floor_by_outline
 from companion.vision.pastel import PastelRules, fill_pastel_slots
 from companion.vision.workers import WorkerRules, read_workers
 
@@ -102,6 +103,7 @@ class BoardReader:
         self.cell_rules = CellRules()
         self.worker_rules = WorkerRules()
         self.pastel_rules = PastelRules()
+        self.outlines = SlotOutlines(profile, OutlineRules())
 
     def _recentre_chroma(self, lab: NDArray[np.uint8]) -> NDArray[np.uint8] | None:
         """The lookup table that moves the whole frame's chroma so the bare sheet sits at
@@ -190,6 +192,9 @@ class BoardReader:
         species = fractions[:, PixelClass.B : PixelClass.R + 1].sum(axis=1)
         cells = admit_floor(
             cells, colour, floor, self._windows, species, self.cell_rules.stray_max, hidden
+        )
+        cells = prove_floor_by_outline(
+            cells, colour, floor, self.outlines, frame_bgr, loc.homography, hidden
         )
         cells = fill_covered_cells(cells, fractions, self.profile, self.cell_rules)
         cells = fill_open_slots(cells, fractions, self.profile, self.cell_rules)

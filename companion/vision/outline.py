@@ -1,0 +1,127 @@
+"""Bare floor under glare, proven by the outline of its slot.
+
+Where glare clips two of the sensor's channels the floor's chroma is gone, and a glossy
+tile washed pale can show the same mean colour (:func:`~companion.vision.floor.shows_floor`
+refuses both).  What glare does not wash away is a tile's outline: a tile is 2 mm thick,
+so all along its edges the gap to its neighbour, its shadowed side face or the shadow it
+casts shows as a thin dark line, the darker for the glare around it.  Bare floor shows no
+such line, only the faint printed dashes between slots.  A slot whose cells show the
+floor's chroma but for the clipping, and whose outline has no dark line on any side, is
+empty.  A slot beside a tile keeps that tile's edge on the side they share and stays
+unread: the proof asks for quiet on every side.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.boards import GRID, BoardProfile
+from companion.vision.floor import CellColour, FloorModel, floor_chroma, washed_out
+
+
+@dataclass(frozen=True)
+class OutlineRules:
+    """How a slot's outline is looked at (millimetres on the board, 8-bit grey levels)."""
+
+    # Resolution of a slot's close-up (px/mm): a tile's edge gap, about a millimetre wide,
+    # spans several pixels.
+    px_per_mm: float = 4.0
+    # Dark lines narrower than this stand out of a morphological closing: tile gaps and
+    # shadowed side faces do, the board's 8 mm walls do not.
+    line_width_max_mm: float = 2.25
+    # A tile may sit this far off its slot's outline, shifted or turned a little.
+    band_half_mm: float = 2.5
+    # Share of each side looked at, centred: the corners belong to two sides, and to the
+    # crossings of the walls.
+    side_span: float = 0.7
+    # A side shows an edge when, along it, the median of the darkest thin line across it
+    # reaches this.  On photoreal glare frames bare floor stays at 14 or below (printed
+    # dashes, faint shading), and a tile washed to the floor's colour shows 87 and more.
+    edge_min: float = 20.0
+
+
+class SlotOutlines:
+    """Close-ups of the board's slot outlines from a frame, laid out once per board."""
+
+    def __init__(self, profile: BoardProfile, rules: OutlineRules) -> None:
+        self.profile = profile
+        self.rules = rules
+        g = profile.geometry
+        self._origin_mm: dict[int, tuple[float, float]] = {}
+        for slot in profile.slots:
+            row, col = divmod(slot[0], GRID)
+            self._origin_mm[slot[0]] = (
+                g.grid_origin_mm[0] + g.cell_start_mm(col),
+                g.grid_origin_mm[1] + g.cell_start_mm(row),
+            )
+        self._side_mm = 2 * g.cell_mm
+        self._margin_mm = rules.band_half_mm + rules.line_width_max_mm
+        width = round(rules.line_width_max_mm * rules.px_per_mm) | 1
+        self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width))
+
+    def strongest_edge(
+        self,
+        frame_bgr: NDArray[np.uint8],
+        homography: NDArray[np.float64],
+        slot: tuple[int, ...],
+    ) -> float:
+        """The most edge-like of the slot's four sides (grey levels): along each side the
+        median of the darkest thin line across it, so that a tile's continuous edge counts
+        and a printed dash or a speck does not."""
+        r = self.rules
+        s = r.px_per_mm
+        x0, y0 = self._origin_mm[slot[0]]
+        m = self._margin_mm
+        to_board = np.array([[1 / s, 0, x0 - m], [0, 1 / s, y0 - m], [0, 0, 1]], dtype=np.float64)
+        size = round((self._side_mm + 2 * m) * s)
+        close = cv2.warpPerspective(
+            frame_bgr,
+            homography @ to_board,
+            (size, size),
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+        grey = cv2.cvtColor(close, cv2.COLOR_BGR2GRAY)
+        lines = cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, self._kernel)
+        near, far = round(m * s), round((m + self._side_mm) * s)
+        half = round(r.band_half_mm * s)
+        inset = round((1 - r.side_span) / 2 * self._side_mm * s)
+        along = slice(near + inset, far - inset)
+        strongest = 0.0
+        for edge in (near, far):
+            across = slice(edge - half, edge + half + 1)
+            for band, axis in ((lines[along, across], 1), (lines[across, along], 0)):
+                strongest = max(strongest, float(np.median(band.max(axis=axis))))
+        return strongest
+
+
+def prove_floor_by_outline(
+    cells: list[str],
+    colour: CellColour,
+    floor: FloorModel,
+    outlines: SlotOutlines,
+    frame_bgr: NDArray[np.uint8],
+    homography: NDArray[np.float64],
+    hidden: frozenset[int] = frozenset(),
+) -> list[str]:
+    """Slots left unread only because glare clipped the floor's chroma become empty when
+    their outline shows no tile's edge; an arm's cells are never proven."""
+    clipped_floor = floor_chroma(colour, floor) & washed_out(colour)
+    out = list(cells)
+    for slot in outlines.profile.slots:
+        chars = [out[i] for i in slot]
+        if "?" not in chars or any(c not in ".?" for c in chars):
+            continue
+        if any(i in hidden or (out[i] == "?" and not clipped_floor[i]) for i in slot):
+            continue
+        if outlines.strongest_edge(frame_bgr, homography, slot) < outlines.rules.edge_min:
+            for i in slot:
+                out[i] = "."
+    return out
+
+
+__all__ = ["OutlineRules", "SlotOutlines", "prove_floor_by_outline"]

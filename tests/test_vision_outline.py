@@ -1,0 +1,116 @@
+"""Glare-washed floor is proven empty by its slot's outline; a washed tile never is."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.boards import GRID, load_profile
+from companion.vision.colour import ColourModel
+from companion.vision.floor import CellColour, FloorModel
+from companion.vision.outline import OutlineRules, SlotOutlines, prove_floor_by_outline
+
+PROFILE = load_profile("troia")
+MODEL = ColourModel.from_profile(PROFILE)
+OUTLINES = SlotOutlines(PROFILE, OutlineRules())
+GEOMETRY = PROFILE.geometry
+FRAME_PX_PER_MM = 2.0  # about what a 1280 x 960 sensor mode gives over this board
+HOMOGRAPHY = np.diag([FRAME_PX_PER_MM, FRAME_PX_PER_MM, 1.0])
+WASHED_FLOOR = (238, 246, 250)  # BGR: the cream floor, two channels near the limit
+# Two slots side by side in one vat, and one in the next vat along.
+VAT_SLOTS = PROFILE.vat_slots[PROFILE.vats[0]]
+LEFT, RIGHT = VAT_SLOTS[0], VAT_SLOTS[1]
+FAR = PROFILE.vat_slots[PROFILE.vats[-1]][3]
+
+
+def _slot_rect_px(slot: tuple[int, ...]) -> tuple[float, float, float]:
+    row, col = divmod(slot[0], GRID)
+    x = GEOMETRY.grid_origin_mm[0] + GEOMETRY.cell_start_mm(col)
+    y = GEOMETRY.grid_origin_mm[1] + GEOMETRY.cell_start_mm(row)
+    return x * FRAME_PX_PER_MM, y * FRAME_PX_PER_MM, 2 * GEOMETRY.cell_mm * FRAME_PX_PER_MM
+
+
+def _frame(tiles: list[tuple[int, ...]], dashes: bool = True) -> NDArray[np.uint8]:
+    """The board seen straight down in glare: washed floor with its printed dashes, and a
+    tile, turned a little and washed near white, in each of ``tiles``."""
+    w, h = (round(v * FRAME_PX_PER_MM) for v in GEOMETRY.sheet_mm)
+    image = np.full((h, w, 3), WASHED_FLOOR, dtype=np.uint8)
+    if dashes:
+        for slot in PROFILE.slots:
+            x, y, side = _slot_rect_px(slot)
+            for k in range(0, int(side), 6):
+                cv2.line(image, (int(x + k), int(y)), (int(x + k + 3), int(y)), (222, 230, 235), 1)
+    for slot in tiles:
+        x, y, side = _slot_rect_px(slot)
+        centre = (x + side / 2 + 1.0, y + side / 2 - 0.5)
+        box = cv2.boxPoints((centre, (side - 1.0, side - 1.0), 2.0)).astype(np.int32)
+        cv2.fillConvexPoly(image, box, (246, 250, 252))
+        cv2.polylines(image, [box], True, (40, 40, 45), 2)  # the gap and shadowed side face
+    return np.asarray(cv2.GaussianBlur(image, (3, 3), 0.8), dtype=np.uint8)
+
+
+def _glare(washed: bool = True) -> tuple[CellColour, FloorModel]:
+    """Every cell shows the floor's own chroma, clipped (or not) by glare."""
+    a = np.full(GRID * GRID, MODEL.floor_ab[0])
+    b = np.full(GRID * GRID, MODEL.floor_ab[1])
+    colour = CellColour(np.full(GRID * GRID, 240.0), a, b, np.full(GRID * GRID, float(washed)))
+    floor = FloorModel(
+        a.copy(),
+        b.copy(),
+        np.linspace(0.0, 255.0, 5)[None, :],
+        np.zeros((1, 5)),
+        np.zeros((1, 5)),
+        np.zeros(GRID * GRID, dtype=np.intp),
+    )
+    return colour, floor
+
+
+def _prove(
+    frame: NDArray[np.uint8], washed: bool = True, hidden: frozenset[int] = frozenset()
+) -> str:
+    colour, floor = _glare(washed)
+    cells = prove_floor_by_outline(
+        ["?"] * (GRID * GRID), colour, floor, OUTLINES, frame, HOMOGRAPHY, hidden
+    )
+    return "".join(cells)
+
+
+def test_a_washed_tiles_outline_is_an_edge_and_bare_floors_dashes_are_not() -> None:
+    frame = _frame([LEFT])
+    rules = OUTLINES.rules
+    assert OUTLINES.strongest_edge(frame, HOMOGRAPHY, LEFT) >= rules.edge_min
+    assert OUTLINES.strongest_edge(frame, HOMOGRAPHY, FAR) < rules.edge_min
+
+
+def test_a_slot_with_a_quiet_outline_is_proven_empty_and_a_washed_tile_stays_unread() -> None:
+    cells = _prove(_frame([LEFT]))
+    assert [cells[i] for i in LEFT] == ["?"] * 4
+    assert [cells[i] for i in FAR] == ["."] * 4
+
+
+def test_bare_floor_beside_a_tile_stays_unread() -> None:
+    # The tile's edge lies on the side the two slots share: no side-by-side proof.
+    cells = _prove(_frame([LEFT]))
+    assert [cells[i] for i in RIGHT] == ["?"] * 4
+
+
+def test_only_clipped_cells_are_proven_by_their_outline() -> None:
+    # A cell unread with a channel to spare was refused by the colour proof for a reason
+    # of its own; the outline does not overrule it.
+    cells = _prove(_frame([]), washed=False)
+    assert set(cells) == {"?"}
+
+
+def test_cells_under_an_arm_are_never_proven() -> None:
+    cells = _prove(_frame([]), hidden=frozenset({FAR[0]}))
+    assert [cells[i] for i in FAR] == ["?"] * 4
+    assert [cells[i] for i in LEFT] == ["."] * 4
+
+
+def test_slots_with_a_read_species_are_left_to_the_other_passes() -> None:
+    colour, floor = _glare()
+    cells = ["?"] * (GRID * GRID)
+    cells[FAR[1]] = "Y"
+    out = prove_floor_by_outline(cells, colour, floor, OUTLINES, _frame([]), HOMOGRAPHY)
+    assert [out[i] for i in FAR] == ["?", "Y", "?", "?"]
