@@ -85,15 +85,31 @@ def test_a_slot_with_a_cell_read_empty_is_left_alone() -> None:
     assert _read(colour, cells) == ["?", "?", "?", "."]
 
 
-def test_a_cell_washed_white_or_barely_yellower_than_the_floor_stays_unread() -> None:
-    # White has no hue left; a yellow washed to a quarter of its ink sits within a few
-    # units of the floor, where bare floor in glare also lies.
+def test_a_cell_washed_white_stays_unread_and_one_at_the_floors_hue_in_a_tile_is_yellow() -> None:
+    # White has no hue left. A yellow washed to a quarter of its ink sits within a few
+    # units of the floor: inside a slot that shows a tile, no floor can be there.
     white = _lab((255.0, 255.0, 255.0))
     faint = _washed("Y", 0.25)
     colour = _board(
         {SLOT[0]: _washed("B", 0.35), SLOT[1]: _washed("G", 0.35), SLOT[2]: white, SLOT[3]: faint}
     )
-    assert _read(colour, ["?"] * 256) == ["B", "G", "?", "?"]
+    assert _read(colour, ["?"] * 256) == ["B", "G", "?", "Y"]
+
+
+def test_cells_at_the_floors_hue_alone_are_no_tile() -> None:
+    # Two floor-hued cells and one tinted one: the tint may be a neighbour's spill, and
+    # floor-hued cells are evidence of a tile only once one is known to be there.
+    faint = _washed("Y", 0.25)
+    colour = _board({SLOT[0]: _washed("R", 0.35), SLOT[1]: faint, SLOT[2]: faint})
+    assert _read(colour, ["?"] * 256) == ["?"] * 4
+
+
+def test_a_washed_green_inside_a_tile_is_not_taken_for_yellow() -> None:
+    # Glare brings green towards the floor's hue from its own side; short of it, it is
+    # no yellow (nor, with too little chroma, a readable green).
+    blue, green = _washed("B", 0.35), _washed("G", 0.15)
+    colour = _board({SLOT[0]: blue, SLOT[1]: blue, SLOT[2]: green, SLOT[3]: green})
+    assert _read(colour, ["?"] * 256) == ["B", "B", "?", "?"]
 
 
 def test_shaded_cells_are_not_read_from_their_mean() -> None:

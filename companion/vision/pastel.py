@@ -12,6 +12,10 @@ class and the cell comes in unread.  Its mean colour still tells, with two guard
   show a species (read, or seen pastel), is filled: one tinted cell can be a neighbour's
   spill.  The filled slot must still be a possible tile.
 
+Inside such a slot a cell at the floor's own hue is no floor: the cream floor is a pale
+yellow, and glare takes a yellow tile straight to it, where the other species arrive from
+their own side of the hue circle (green nearest) or lose their hue to white.
+
 Skin shares a pale red's hue, so this pass runs only while no arm is in view.
 """
 
@@ -52,6 +56,13 @@ class PastelRules:
     yellow_step_half_width_deg: float = 45.0
     # Cells of one slot that must show a species before any is read from its mean.
     min_cells_seen: int = 2
+    # Inside a tile, a cell this close to the floor's hue is a washed yellow: on photoreal
+    # glare frames washed yellows lie from 4 degrees on the red side to 22 on the green
+    # side, washed greens from 21 on, reds beyond 28 on the red side.
+    floor_hue_red_side_deg: float = 12.0
+    floor_hue_green_side_deg: float = 15.0
+    # ... and keeps this share of the floor's chroma at least (washed white, it has none).
+    floor_chroma_share_min: float = 0.7
 
 
 def _angle(a: FloatArray, b: FloatArray) -> FloatArray:
@@ -86,6 +97,20 @@ def pastel_species(
     return out
 
 
+def floor_hued(colour: CellColour, floor: FloorModel, rules: PastelRules) -> NDArray[np.bool_]:
+    """Per cell, whether glare shows it at the floor's own hue and about its chroma: in a
+    slot known to hold a tile, a washed yellow."""
+    ea, eb = floor.expected(colour.lightness)
+    off = hue_difference(_angle(colour.a, colour.b), _angle(ea, eb))
+    share = np.hypot(colour.a, colour.b) / np.maximum(np.hypot(ea, eb), 1e-9)
+    return np.asarray(
+        (colour.lightness >= rules.min_lightness)
+        & (off >= -rules.floor_hue_red_side_deg)
+        & (off <= rules.floor_hue_green_side_deg)
+        & (share >= rules.floor_chroma_share_min)
+    )
+
+
 def fill_pastel_slots(
     cells: list[str],
     colour: CellColour,
@@ -97,6 +122,7 @@ def fill_pastel_slots(
     """Unread cells of slots that hold a tile, read from their mean colour where glare
     left too few pixels of it in any class."""
     seen = pastel_species(colour, floor, model, rules)
+    yellow = floor_hued(colour, floor, rules)
     out = list(cells)
     for slot in profile.slots:
         chars = [out[i] for i in slot]
@@ -105,11 +131,15 @@ def fill_pastel_slots(
         guesses = [c if c != "?" else seen[i] for i, c in zip(slot, chars, strict=True)]
         if sum(g is not None for g in guesses) < rules.min_cells_seen:
             continue
-        filled = [g if g is not None else "?" for g in guesses]
+        # Only now a tile is known: a floor-hued cell is no evidence of one on its own.
+        filled = [
+            g if g is not None else ("Y" if yellow[i] else "?")
+            for i, g in zip(slot, guesses, strict=True)
+        ]
         if slot_possible(filled):
             for i, c in zip(slot, filled, strict=True):
                 out[i] = c
     return out
 
 
-__all__ = ["PastelRules", "fill_pastel_slots", "pastel_species"]
+__all__ = ["PastelRules", "fill_pastel_slots", "floor_hued", "pastel_species"]
