@@ -101,7 +101,7 @@ def floor_hued(colour: CellColour, floor: FloorModel, rules: PastelRules) -> NDA
     """Per cell, whether glare shows it at the floor's own hue and about its chroma: in a
     slot known to hold a tile, a washed yellow."""
     ea, eb = floor.expected(colour.lightness)
-    off = hue_difference(_angle(colour.a, colour.b), _angle(ea, eb))
+    off = hue_difference(_angle(colour.a, colour.b) - _angle(ea, eb), 0.0)
     share = np.hypot(colour.a, colour.b) / np.maximum(np.hypot(ea, eb), 1e-9)
     return np.asarray(
         (colour.lightness >= rules.min_lightness)
