@@ -107,17 +107,7 @@ class CanonicalLayout:
 
     def warp(self, frame: NDArray[np.uint8], homography: NDArray[np.float64]) -> NDArray[np.uint8]:
         """The frame resampled into this view (``homography`` maps mm to frame pixels)."""
-        s = self.px_per_mm
-        to_mm = np.array([[1 / s, 0, 0], [0, 1 / s, 0], [0, 0, 1]], dtype=np.float64)
-        out = cv2.warpPerspective(
-            frame,
-            homography @ to_mm,
-            self.size_px,
-            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-            borderMode=cv2.BORDER_CONSTANT,
-            borderValue=(0, 0, 0),
-        )
-        return np.asarray(out, dtype=np.uint8)
+        return board_view(frame, homography, self.px_per_mm, (0.0, 0.0), self.size_px)
 
     def sheet_bands(self) -> list[tuple[slice, slice]]:
         """Four strips of bare sheet between the markers, for white balance."""
@@ -137,3 +127,28 @@ class CanonicalLayout:
             (slice(round(y0 * s), round(y1 * s)), slice(round(x0 * s), round(x1 * s)))
             for x0, x1, y0, y1 in bands_mm
         ]
+
+
+def board_view(
+    frame: NDArray[np.uint8],
+    homography: NDArray[np.float64],
+    px_per_mm: float,
+    origin_mm: tuple[float, float],
+    size_px: tuple[int, int],
+    border: int = cv2.BORDER_CONSTANT,
+) -> NDArray[np.uint8]:
+    """A top-down view of the board from ``origin_mm`` at ``px_per_mm`` (``homography``
+    maps board mm to frame pixels); outside the frame, black unless told otherwise."""
+    s = px_per_mm
+    to_mm = np.array(
+        [[1 / s, 0, origin_mm[0]], [0, 1 / s, origin_mm[1]], [0, 0, 1]], dtype=np.float64
+    )
+    out = cv2.warpPerspective(
+        frame,
+        homography @ to_mm,
+        size_px,
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=border,
+        borderValue=(0, 0, 0),
+    )
+    return np.asarray(out, dtype=np.uint8)

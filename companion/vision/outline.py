@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.boards import GRID, BoardProfile
+from companion.vision.canonical import board_view
 from companion.vision.floor import CellColour, FloorModel, floor_chroma, washed_out
 
 
@@ -76,14 +77,9 @@ class SlotOutlines:
         s = r.px_per_mm
         x0, y0 = self._origin_mm[slot[0]]
         m = self._margin_mm
-        to_board = np.array([[1 / s, 0, x0 - m], [0, 1 / s, y0 - m], [0, 0, 1]], dtype=np.float64)
         size = round((self._side_mm + 2 * m) * s)
-        close = cv2.warpPerspective(
-            frame_bgr,
-            homography @ to_board,
-            (size, size),
-            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-            borderMode=cv2.BORDER_REPLICATE,
+        close = board_view(
+            frame_bgr, homography, s, (x0 - m, y0 - m), (size, size), cv2.BORDER_REPLICATE
         )
         grey = cv2.cvtColor(close, cv2.COLOR_BGR2GRAY)
         lines = cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, self._kernel)
