@@ -68,6 +68,7 @@ class HubSubscriber:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._refused: str | None = None
+        self._subscribe_mid: int | None = None
 
     def start(self) -> HubSubscriber:
         if self._thread is not None:
@@ -100,6 +101,10 @@ class HubSubscriber:
         return self._thread is not None and self._thread.is_alive()
 
     def wait_connected(self, timeout_s: float) -> bool:
+        """Waits until the broker has granted the subscriptions, not merely the login.
+
+        An event a table publishes between the two would never reach the hub.
+        """
         return self._connected.wait(timeout_s)
 
     # -- the hub's MQTT thread -------------------------------------------------------------
@@ -108,6 +113,7 @@ class HubSubscriber:
         opts = self.options
         client = self.broker.client(self.client_id, clean_session=False)
         client.on_connect = self._on_connect
+        client.on_subscribe = self._on_subscribe
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
         delay_s = opts.retry_min_s
@@ -154,7 +160,15 @@ class HubSubscriber:
         if reason.is_failure:
             self._refused = str(reason)
             return
-        client.subscribe(SUBSCRIPTIONS)
+        _rc, self._subscribe_mid = client.subscribe(SUBSCRIPTIONS)
+
+    def _on_subscribe(self, _c: mqtt.Client, _u: Any, mid: int, reasons: Any, _p: Any) -> None:
+        if mid != self._subscribe_mid:
+            return
+        refused = [str(reason) for reason in reasons if reason.is_failure]
+        if refused:
+            self._refused = f"subscription refused ({', '.join(refused)})"
+            return
         self._connected.set()
 
     def _on_disconnect(self, _c: mqtt.Client, _u: Any, _f: Any, reason: Any, _p: Any) -> None:
