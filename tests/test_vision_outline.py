@@ -54,7 +54,8 @@ def _glare(washed: bool = True) -> tuple[CellColour, FloorModel]:
     """Every cell shows the floor's own chroma, clipped (or not) by glare."""
     a = np.full(GRID * GRID, MODEL.floor_ab[0])
     b = np.full(GRID * GRID, MODEL.floor_ab[1])
-    colour = CellColour(np.full(GRID * GRID, 240.0), a, b, np.full(GRID * GRID, float(washed)))
+    clipped = np.full(GRID * GRID, float(washed))  # two channels at the limit, so any
+    colour = CellColour(np.full(GRID * GRID, 240.0), a, b, clipped, clipped.copy())
     floor = FloorModel(
         a.copy(),
         b.copy(),

@@ -37,7 +37,7 @@ def _board(cell_lab: dict[int, tuple[float, float, float]]) -> CellColour:
     b = np.full(256, MODEL.floor_ab[1])
     for i, (li, ai, bi) in cell_lab.items():
         lightness[i], a[i], b[i] = li, ai, bi
-    return CellColour(lightness, a, b, np.zeros(256))
+    return CellColour(lightness, a, b, np.zeros(256), np.zeros(256))
 
 
 FLOOR = FloorModel(

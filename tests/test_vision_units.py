@@ -18,6 +18,7 @@ from companion.vision.floor import (
     CellWindows,
     FloorModel,
     admit_floor,
+    doubt_clipped_floor,
     fit_floor,
     prove_empty,
 )
@@ -31,7 +32,7 @@ from companion.vision.illumination import (
     sheet_strips,
 )
 from companion.vision.localize import CameraPose, estimate_pose
-from companion.vision.occlusion import hand_mask
+from companion.vision.occlusion import hand_mask, within_reach
 from companion.vision.reader import SKIN_SATURATION_MAX, skin_toned_red
 from companion.vision.render import Shot, random_camera
 from companion.vision.workers import (
@@ -385,6 +386,7 @@ def _colour_board(a_at, b_at, lightness: float = 200.0) -> CellColour:  # type: 
         np.array([a_at(x, y) for x, y in xy], dtype=np.float64),
         np.array([b_at(x, y) for x, y in xy], dtype=np.float64),
         np.zeros(256),
+        np.zeros(256),
     )
 
 
@@ -558,11 +560,64 @@ def test_the_arm_takes_its_pale_side_but_not_far_unexplained_patches() -> None:
     classes[360:410, 0:220] = PixelClass.UNKNOWN  # the pale underside, beside the skin
     classes[80:150, 380:450] = PixelClass.UNKNOWN  # a shadow far from the arm
     classes[200:520, 300:310] = PixelClass.UNKNOWN  # a wall, crossing the arm
-    mask = hand_mask(classes, skin, skin, layout)
+    lab = np.full((height, width, 3), 128, np.uint8)
+    mask = hand_mask(classes, skin, skin, layout, lab)
     assert mask is not None
     assert mask[385, 100]  # the underside is arm
     assert not mask[115, 415]  # the far shadow is not
     assert not mask[500, 305] and not mask[220, 305]  # nor the wall beyond the arm's reach
+
+
+def test_the_arm_follows_its_own_colour_where_light_took_it_out_of_skin() -> None:
+    # Lit from the side, an arm shows no skin colour at all: where it crosses the sheet's
+    # outer band it is a colour no piece has there, and over the grid it keeps that colour.
+    # A broad yellow patch of another chroma beside it (tiles) is not arm.
+    layout = CanonicalLayout(PROFILE)
+    width, height = layout.size_px
+    classes = np.full((height, width), PixelClass.NEUTRAL, np.uint8)
+    lab = np.full((height, width, 3), 128, np.uint8)
+    no_skin = np.zeros((height, width), bool)
+    classes[300:360, 0:420] = PixelClass.Y
+    lab[300:360, 0:420] = (200, 150, 170)
+    classes[385:445, 200:260] = PixelClass.Y
+    lab[385:445, 200:260] = (200, 128, 198)
+    mask = hand_mask(classes, no_skin, no_skin, layout, lab)
+    assert mask is not None
+    assert mask[330, 400]  # the arm's far end, over the grid
+    assert not mask[430, 230]  # the tiles beside it
+    # Where the body is another colour than the patch on the sheet, only the patch is arm.
+    lab[300:360, 60:420] = (200, 128, 198)
+    mask = hand_mask(classes, no_skin, no_skin, layout, lab)
+    assert mask is not None and not mask[330, 400]
+
+
+def test_reach_around_the_arm_is_measured_in_millimetres() -> None:
+    layout = CanonicalLayout(PROFILE)
+    width, height = layout.size_px
+    hand = np.zeros((height, width), bool)
+    hand[270:280, 270:280] = True
+    near = within_reach(hand, layout.px_per_mm, 40.0)
+    step = round(40.0 * layout.px_per_mm)
+    assert near[275, 279 + step - 2] and not near[275, 279 + step + 2]
+    assert not near[270 - step - 3, 275]
+
+
+def test_beside_an_arm_a_clipped_cell_proves_no_floor() -> None:
+    # Lit skin with red clipped shows the floor's chroma in green and blue: beside an arm
+    # an empty reading there needs a window with no channel at the limit.
+    cells = ["."] * 256
+    cells[3] = "R"
+    colour = _colour_board(lambda x, y: 0.0, lambda x, y: 0.0)
+    clipped = np.zeros(256)
+    clipped[[1, 2, 3, 4]] = 0.9
+    clipped[5] = 0.3
+    colour = CellColour(colour.lightness, colour.a, colour.b, colour.washed_out, clipped)
+    out = doubt_clipped_floor(cells, colour, frozenset({1, 3, 5}))
+    assert out[1] == "?"  # near the arm and clipped
+    assert out[2] == "."  # clipped, but far from any arm
+    assert out[3] == "R"  # only empty readings are doubted
+    assert out[5] == "."  # near, with most of the window unclipped
+    assert out.count("?") == 1
 
 
 def test_a_cell_the_arm_only_grazes_is_still_read() -> None:

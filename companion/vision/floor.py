@@ -40,8 +40,10 @@ FLOOR_OUTLIER_MIN = 1.5
 # An 8-bit channel at or above this is at the sensor's limit (JPEG and blur keep a true
 # 255 from reading exactly 255).
 SENSOR_LIMIT = 245
-# A cell is washed out when this share of its pixels has two or more channels at the limit.
+# A cell is washed out when this share of its pixels has two or more channels at the limit,
+# and clipped when this share has any.
 WASHED_OUT_MIN = 0.5
+CLIPPED_MIN = 0.5
 # Brightness factors along which the floor's clipped colour is traced (darker to brighter).
 BRIGHTENING = np.linspace(0.5, 4.0, 141)
 FLOOR_SAMPLE_STEP = 7
@@ -118,12 +120,13 @@ class CellWindows:
 @dataclass(frozen=True)
 class CellColour:
     """Per cell window: mean Lab (analysis space, a and b centred on 0), and how much of it
-    the sensor clipped in two or more channels."""
+    the sensor clipped in two or more channels, and in any."""
 
     lightness: FloatArray
     a: FloatArray
     b: FloatArray
     washed_out: FloatArray
+    clipped: FloatArray
 
     @classmethod
     def measure(
@@ -135,7 +138,10 @@ class CellColour:
         middle = cv2.max(cv2.min(blue, green), cv2.min(cv2.max(blue, green), red))
         _, at_limit = cv2.threshold(middle, SENSOR_LIMIT - 1, 1, cv2.THRESH_BINARY)
         washed = windows.means(np.asarray(at_limit, dtype=np.uint8))[:, 0]
-        return cls(means[:, 0], means[:, 1] - 128.0, means[:, 2] - 128.0, washed)
+        brightest = cv2.max(cv2.max(blue, green), red)
+        _, any_limit = cv2.threshold(brightest, SENSOR_LIMIT - 1, 1, cv2.THRESH_BINARY)
+        clipped = windows.means(np.asarray(any_limit, dtype=np.uint8))[:, 0]
+        return cls(means[:, 0], means[:, 1] - 128.0, means[:, 2] - 128.0, washed, clipped)
 
 
 @dataclass(frozen=True)
@@ -292,6 +298,19 @@ def prove_empty(
     return ["?" if c == "." and unproven[i] else c for i, c in enumerate(cells)]
 
 
+def doubt_clipped_floor(
+    cells: list[str], colour: CellColour, near_arm: frozenset[int]
+) -> list[str]:
+    """Empty cells near an arm become ``?`` where a channel clipped over most of the window.
+
+    Skin and the floor are both warm pale colours that differ most in red; lit until red
+    clips, they show the same chroma in what is left, so beside an arm the floor's colour
+    is no proof there.
+    """
+    doubtful = colour.clipped >= CLIPPED_MIN
+    return ["?" if c == "." and i in near_arm and doubtful[i] else c for i, c in enumerate(cells)]
+
+
 def admit_floor(
     cells: list[str],
     colour: CellColour,
@@ -319,6 +338,7 @@ __all__ = [
     "FloorModel",
     "ToAnalysis",
     "admit_floor",
+    "doubt_clipped_floor",
     "fit_floor",
     "floor_chroma",
     "floor_colour",

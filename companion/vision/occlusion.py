@@ -3,11 +3,12 @@
 An arm always reaches in from outside, so it crosses the bare sheet around the grid: there
 it shows as a large patch of skin, or of any colour on the sheet's outer edge where no
 piece stands.  From that patch the region grows into the grid through skin, lit or in the
-arm's own shade, as broad as a hand; it is closed to the convex hull of the arm's body
-(glare on skin leaves holes) and widened by a margin for blur and soft edges.  It does not
-grow through whatever else is not floor: tiles, walls and the floor's own shading next to
-an arm would carry it across the whole board, and what lies beside the arm is read as
-usual.
+arm's own shade, as broad as a hand, and through the colour the arm shows where it crosses
+the sheet (lit from the side, an arm's skin can leave the skin colours altogether, and all
+of it shifts alike); it is closed to the convex hull of the arm's body (glare on skin
+leaves holes) and widened by a margin for blur and soft edges.  It does not grow through
+whatever else is not floor: tiles, walls and the floor's own shading next to an arm would
+carry it across the whole board, and what lies beside the arm is read as usual.
 """
 
 from __future__ import annotations
@@ -29,6 +30,14 @@ ARM_MIN_WIDTH_MM = 24.0
 # underside, a sleeve) are taken up to this far (mm): near enough to belong to the arm,
 # too near to carry the region across the board along walls and shading.
 ARM_REACH_MM = 30.0
+# Where the arm shows a colour of its own, the region follows it: pixels within this many
+# Lab units (a, b) of the colour of the patch where the arm crosses the sheet.  Yellow and
+# red tiles next to an arm sit 20 and more away.
+ARM_ALIKE_AB = 10.0
+# Skin lit until a channel clips keeps only the other two, and in those it shows the
+# floor's chroma: up to about a hand's width (mm) from the part of an arm that was found,
+# such a cell proves nothing (see :func:`within_reach`).
+LIT_SKIN_REACH_MM = 60.0
 # Connected regions are found on a view reduced by this factor (a hand is large).
 REDUCE = 2
 
@@ -38,6 +47,7 @@ def hand_mask(
     skin: NDArray[np.bool_],
     skin_any: NDArray[np.bool_],
     layout: CanonicalLayout,
+    lab: NDArray[np.uint8] | None = None,
 ) -> NDArray[np.bool_] | None:
     """The region covered by a hand, or ``None`` when no hand reaches over the board.
 
@@ -45,7 +55,8 @@ def hand_mask(
     from the worker strips that no piece can lean there, a large patch of anything but
     sheet and clearly coloured (an arm in shadow can look as red as a tile; glare or a
     shadow on the sheet is not coloured).  The region then grows through skin as broad
-    as a hand.
+    as a hand and, given ``lab`` (the analysis Lab view), through the colour of the arm's
+    own patch on the sheet.
     """
     s = layout.px_per_mm / REDUCE
     small = classes[::REDUCE, ::REDUCE]  # every test below runs on the reduced grid only
@@ -72,6 +83,8 @@ def hand_mask(
     # The patch on the sheet always counts, even where it is too thin to grow from.
     region = seeded.astype(np.uint8) | np.isin(labels2, keep[keep > 0]).astype(np.uint8)
     region = _with_arm_beside(region, small, s)
+    if lab is not None:
+        region = _with_arm_alike(region, seeded, lab[::REDUCE, ::REDUCE], small, s)
     # Glare on the skin, or skin too saturated to tell from a red tile, leaves holes: the
     # region is closed to its convex hull, since an arm and hand are nearly convex.
     # Only the broad body of the arm is hulled, so that shaded floor clinging to its side
@@ -107,6 +120,36 @@ def _with_arm_beside(
     _, parts = cv2.connectedComponents(broad | region, connectivity=8)
     joined = np.unique(parts[region > 0])
     return _u8(np.isin(parts, joined[joined > 0]))
+
+
+def _with_arm_alike(
+    region: NDArray[np.uint8],
+    seeded: NDArray[np.bool_],
+    lab: NDArray[np.uint8],
+    classes: NDArray[np.uint8],
+    px_per_mm: float,
+) -> NDArray[np.uint8]:
+    """``region`` with the broad stretches of the colour the arm shows on the sheet
+    (``seeded``) that join it: the arm's body where light took it out of the skin colours."""
+    ab = lab[..., 1:].astype(np.float32)
+    seed_a, seed_b = np.median(ab[seeded], axis=0).tolist()
+    alike = np.hypot(ab[..., 0] - seed_a, ab[..., 1] - seed_b) <= ARM_ALIKE_AB
+    alike &= (classes != PixelClass.NEUTRAL) & (classes != PixelClass.DARK)
+    width = max(int(HAND_MIN_WIDTH_MM * px_per_mm), 1) | 1
+    broad = _u8(cv2.morphologyEx(alike.astype(np.uint8) | region, cv2.MORPH_OPEN, _disc(width)))
+    _, parts = cv2.connectedComponents(broad | region, connectivity=8)
+    joined = np.unique(parts[region > 0])
+    return _u8(np.isin(parts, joined[joined > 0]))
+
+
+def within_reach(hand: NDArray[np.bool_], px_per_mm: float, reach_mm: float) -> NDArray[np.bool_]:
+    """Everything within ``reach_mm`` of the hand's region.
+
+    The region can miss the part of a hand a lamp lights until a channel clips: what is
+    left of its colour is the floor's, and nothing tells where that skin ends.
+    """
+    distance = cv2.distanceTransform((~hand).astype(np.uint8), cv2.DIST_L2, 5)
+    return np.asarray(distance <= reach_mm * px_per_mm)
 
 
 def _dilated_near(

@@ -30,13 +30,14 @@ from companion.vision.floor import (
     CellColour,
     CellWindows,
     admit_floor,
+    doubt_clipped_floor,
     fit_floor,
     floor_colour,
     prove_empty,
 )
 from companion.vision.illumination import SheetLight, grouped_medians, sheet_colour, sheet_strips
 from companion.vision.localize import BoardLocator, BoardNotFound, estimate_pose
-from companion.vision.occlusion import hand_mask
+from companion.vision.occlusion import LIT_SKIN_REACH_MM, hand_mask, within_reach
 from companion.vision.outline import OutlineRules, SlotOutlines, prove_floor_by_outline
 from companion.vision.pastel import PastelRules, fill_pastel_slots
 from companion.vision.workers import WorkerRules, read_workers
@@ -152,12 +153,13 @@ class BoardReader:
         sheet = sheet_colour(strips)
         light = SheetLight.measure(view, self.layout, sheet, strips)
         sorted_ = self._classified(view, light)
-        hand = hand_mask(sorted_.classes, sorted_.skin, sorted_.skin_any, self.layout)
+        hand = hand_mask(sorted_.classes, sorted_.skin, sorted_.skin_any, self.layout, sorted_.lab)
         if light.plane is not None and light.set_aside:
             # Something covered part of the sheet while its colour seemed to change: an arm
             # can pass for a second lamp, and the balance fitted to it can hide the arm's
-            # skin, all of it or all but its edge. Under the single balance, look for it
-            # again, and keep whichever balance shows more of an arm over the grid.
+            # skin, all of it or all but its edge. Under the single balance, look for its
+            # skin again, and keep whichever balance shows more of an arm over the grid.
+            # (A second lamp's tint along the sheet's edge is no arm's colour to follow.)
             single = self._classified(view, SheetLight(sheet, None))
             single_hand = hand_mask(single.classes, single.skin, single.skin_any, self.layout)
             more = self._cells_under(single_hand) - self._cells_under(hand)
@@ -207,6 +209,10 @@ class BoardReader:
             cells = _hide(cells, hidden)
             for i in skin_toned_red(lab, classes, self.layout.cell_labels):
                 cells[i] = "?"
+            reach = within_reach(hand, self.layout.px_per_mm, LIT_SKIN_REACH_MM)
+            cells = doubt_clipped_floor(
+                cells, colour, _cells_covered(reach, self._cell_pixels, 0.0)
+            )
         cells = apply_tile_constraint(cells, self.profile)
         workers = read_workers(
             classes, lab, self.layout, pose, self.worker_rules, self._sheet_lab, hand
