@@ -792,6 +792,24 @@ def test_dilating_only_around_the_arm_is_dilating_everywhere(seed: int) -> None:
     assert not _dilated_near(empty, _disc(9), 4).any()
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_dilating_row_by_row_is_dilating(seed: int) -> None:
+    """A disc's dilation taken row by row of the disc is OpenCV's, to the pixel, sparse or
+    dense, at the image's edges too; any other kernel is left to OpenCV."""
+    from companion.vision.occlusion import _dilate_by_rows, _disc
+
+    rng = np.random.default_rng(seed)
+    for diameter in (1, 3, 5, 9, 15, 37):
+        for density in (0.01, 0.2, 0.7):
+            shape = (int(rng.integers(1, 90)), int(rng.integers(1, 90)))
+            image = (rng.random(shape) < density).astype(np.uint8)
+            kernel = _disc(diameter)
+            assert np.array_equal(_dilate_by_rows(image, kernel), cv2.dilate(image, kernel))
+    square = np.ones((4, 4), np.uint8)
+    image = (rng.random((30, 40)) < 0.1).astype(np.uint8)
+    assert np.array_equal(_dilate_by_rows(image, square), cv2.dilate(image, square))
+
+
 def test_a_piece_the_colour_of_the_light_beside_it_is_unread() -> None:
     # A lamp tints one corner of the sheet green, where no piece stands or leans: a green
     # piece read beside it may be the light itself (or sized with it), so it is unread;

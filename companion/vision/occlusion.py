@@ -13,6 +13,8 @@ carry it across the whole board, and what lies beside the arm is read as usual.
 
 from __future__ import annotations
 
+import functools
+
 import cv2
 import numpy as np
 from numpy.typing import NDArray
@@ -77,11 +79,13 @@ def hand_mask(
     # the region from running along a wall lit by the skin's warm light.
     width = max(int(HAND_MIN_WIDTH_MM * s), 1) | 1
     grow = _u8(cv2.morphologyEx(grow, cv2.MORPH_OPEN, _disc(width)))
-    _, labels2 = cv2.connectedComponents(grow, connectivity=8)
-    seeded = np.isin(labels, seeds)
-    keep = np.unique(labels2[seeded])
+    n2, labels2 = cv2.connectedComponents(grow, connectivity=8)
+    chosen = np.zeros(n, dtype=bool)
+    chosen[seeds] = True
+    seeded = chosen[labels]
     # The patch on the sheet always counts, even where it is too thin to grow from.
-    region = seeded.astype(np.uint8) | np.isin(labels2, keep[keep > 0]).astype(np.uint8)
+    grown = _parts_touching(np.asarray(labels2, np.int32), n2, seeded)
+    region = seeded.astype(np.uint8) | grown.astype(np.uint8)
     region = _with_arm_beside(region, small, s)
     if lab is not None:
         region = _with_arm_alike(region, seeded, lab[::REDUCE, ::REDUCE], small, s)
@@ -117,9 +121,18 @@ def _with_arm_beside(
             _disc(width),
         )
     )
-    _, parts = cv2.connectedComponents(broad | region, connectivity=8)
-    joined = np.unique(parts[region > 0])
-    return _u8(np.isin(parts, joined[joined > 0]))
+    n, parts = cv2.connectedComponents(broad | region, connectivity=8)
+    return _u8(_parts_touching(np.asarray(parts, np.int32), n, region > 0))
+
+
+def _parts_touching(
+    parts: NDArray[np.int32], count: int, where: NDArray[np.bool_]
+) -> NDArray[np.bool_]:
+    """The pixels of every labelled part (label 0 is background) that has a pixel in
+    ``where``: a lookup by label, where searching for each pixel's label is slow."""
+    touched = np.bincount(parts[where], minlength=count) > 0
+    touched[0] = False
+    return np.asarray(touched[parts], dtype=bool)
 
 
 def _with_arm_alike(
@@ -163,8 +176,58 @@ def _dilated_near(
         return near
     y0, x0 = max(int(ys.min()) - reach_px - 1, 0), max(int(xs.min()) - reach_px - 1, 0)
     y1, x1 = int(ys.max()) + reach_px + 2, int(xs.max()) + reach_px + 2
-    near[y0:y1, x0:x1] = cv2.dilate(region[y0:y1, x0:x1], kernel)
+    near[y0:y1, x0:x1] = _dilate_by_rows(region[y0:y1, x0:x1], kernel)
     return near
+
+
+def _dilate_by_rows(image: NDArray[np.uint8], kernel: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """``cv2.dilate(image, kernel)`` for a kernel (a disc) whose every row is one run
+    centred on its middle column.
+
+    The dilation is then the maximum, over the kernel's rows, of the image widened by that
+    row's half-width and shifted by its offset; widening step by step from the narrowest
+    row to the widest costs two maxima a step.  For a disc as wide as the arm's reach this
+    is several times faster than OpenCV's dilation, whose cost grows with the disc's area.
+    """
+    halves = _centred_runs(kernel.tobytes(), kernel.shape) if kernel.dtype == np.uint8 else None
+    if halves is None:
+        return np.asarray(cv2.dilate(image, kernel), dtype=np.uint8)
+    rows, radius = kernel.shape[0], kernel.shape[1] // 2
+    top = rows // 2
+    height, width = image.shape
+    padded = np.zeros((height + 2 * top, width + 2 * radius), dtype=np.uint8)
+    padded[top : top + height, radius : radius + width] = image
+    widened = padded[:, radius : radius + width].copy()
+    out = np.zeros((height, width), dtype=np.uint8)
+    reached = 0
+    for row in sorted(range(rows), key=lambda r: halves[r]):
+        while reached < halves[row]:
+            reached += 1
+            np.maximum(widened, padded[:, radius + reached : radius + reached + width], out=widened)
+            np.maximum(widened, padded[:, radius - reached : radius - reached + width], out=widened)
+        np.maximum(out, widened[row : row + height], out=out)
+    return out
+
+
+@functools.lru_cache(maxsize=16)
+def _centred_runs(data: bytes, shape: tuple[int, ...]) -> tuple[int, ...] | None:
+    """Half-width of each row of an odd-sized 8-bit kernel (its bytes and shape) whose rows
+    are each one run of ones centred on its middle column, or ``None`` for any other
+    kernel; the same few discs every frame."""
+    kernel = np.frombuffer(data, dtype=np.uint8).reshape(shape)
+    rows, cols = kernel.shape
+    if rows % 2 == 0 or cols % 2 == 0:
+        return None
+    middle = cols // 2
+    halves = []
+    for row in kernel:
+        ones = np.flatnonzero(row)
+        if len(ones) == 0 or len(ones) != ones[-1] - ones[0] + 1:
+            return None
+        if ones[0] + ones[-1] != 2 * middle:
+            return None
+        halves.append(int(ones[-1]) - middle)
+    return tuple(halves)
 
 
 def _disc(diameter_px: int) -> NDArray[np.uint8]:

@@ -53,6 +53,17 @@ MEEPLE_OUTLINE = np.array(
     ]
 )
 _FOLLOWING = np.roll(np.arange(len(MEEPLE_OUTLINE)), -1)  # each outline point's next
+# Each side quad of an extruded outline (front point, its next, the next's and the point's
+# back), as indices into the front face followed by the back face.
+_SIDE_QUADS = np.stack(
+    [
+        np.arange(len(MEEPLE_OUTLINE)),
+        _FOLLOWING,
+        _FOLLOWING + len(MEEPLE_OUTLINE),
+        np.arange(len(MEEPLE_OUTLINE)) + len(MEEPLE_OUTLINE),
+    ],
+    axis=1,
+)
 YAWS = np.linspace(0.0, math.pi, 8, endpoint=False)  # the outline is symmetric under a half turn
 # Cost of one pixel: predicted label (floor, then the four species) x observed class.
 # Faces too dark for colour fit a piece nearly as well as its colour, and fit the floor (a
@@ -193,8 +204,8 @@ class _Fitter:
     def reach(self, line: int) -> NDArray[np.bool_]:
         """Every pixel a piece of either size on ``line`` might cover."""
         mask = np.zeros(self.seen.shape, dtype=bool)
-        for yaw in YAWS[::2]:
-            mask |= self._draw(line, self.geometry.dominus, float(yaw))
+        for drawn in self._draw(line, self.geometry.dominus, YAWS[::2]):
+            mask |= drawn
         return cv2.dilate(mask.view(np.uint8), _BAND).astype(bool)
 
     def fit(self, line: int, colour: str, size: str) -> _Mask:
@@ -203,8 +214,7 @@ class _Fitter:
         own = ((self.seen == label) | (self.seen == PixelClass.DARK)) & self.valid
         floor = (self.seen == PixelClass.NEUTRAL) & self.valid
         best, best_mask = -math.inf, None
-        for yaw in YAWS:
-            mask = self._draw(line, piece, float(yaw))
+        for mask in self._draw(line, piece, YAWS):
             score = float(np.count_nonzero(own & mask) - np.count_nonzero(floor & mask))
             if score > best:
                 best, best_mask = score, mask
@@ -223,29 +233,42 @@ class _Fitter:
         cost = float(_COST[label[counted], self.seen[counted]].sum())
         return cost, float(np.count_nonzero(counted))
 
-    def _draw(self, line: int, piece: PieceSize, yaw: float) -> NDArray[np.bool_]:
-        """The pixels a piece on ``line`` covers in the top-down view, from the camera."""
-        key = (line, piece.height_mm, piece.width_mm, yaw)
-        drawn = self._drawn.get(key)
-        if drawn is None:
-            drawn = self._drawn[key] = self._project(line, piece, yaw)
-        return drawn
+    def _draw(
+        self, line: int, piece: PieceSize, yaws: NDArray[np.float64]
+    ) -> list[NDArray[np.bool_]]:
+        """The pixels a piece on ``line`` covers in the top-down view, from the camera, at
+        each of ``yaws``."""
+        keys = [(line, piece.height_mm, piece.width_mm, float(yaw)) for yaw in yaws]
+        missing = [key for key in keys if key not in self._drawn]
+        if missing:
+            drawn = self._project(line, piece, [key[3] for key in missing])
+            self._drawn.update(zip(missing, drawn, strict=True))
+        return [self._drawn[key] for key in keys]
 
-    def _project(self, line: int, piece: PieceSize, yaw: float) -> NDArray[np.bool_]:
+    def _project(self, line: int, piece: PieceSize, yaws: list[float]) -> list[NDArray[np.bool_]]:
+        """One silhouette per yaw, every outline point projected in one pass: the masks
+        are drawn one by one, but the per-call cost of the projection is paid once."""
         base = np.asarray(self.geometry.worker_space_centre_mm(line), dtype=np.float64)
-        offsets, heights = _outline_offsets(piece, yaw)
+        faces = [_outline_offsets(piece, yaw) for yaw in yaws]
+        offsets = np.concatenate([offsets for offsets, _ in faces])
+        heights = np.concatenate([heights for _, heights in faces])
         seen = self.pose.seen_at(base + offsets, heights)  # front and back faces at once
         # Pixel coordinates with two fractional bits (cv2's ``shift``).
         rings = np.round((seen * self.s - 0.5 - self.origin) * 4).astype(np.int32)
-        half = len(MEEPLE_OUTLINE)
-        front, back = rings[:half], rings[half:]
-        mask = np.zeros(self.seen.shape, dtype=np.uint8)
-        for face in (front, back):  # one call each: a single call would leave their overlap empty
-            cv2.fillPoly(mask, [face], 1, cv2.LINE_8, shift=2)
+        rings = rings.reshape(len(yaws), 2 * len(MEEPLE_OUTLINE), 2)
         # The sides joining the two faces, edge by edge (each quad is convex).
-        for quad in np.stack([front, front[_FOLLOWING], back[_FOLLOWING], back], axis=1):
-            cv2.fillConvexPoly(mask, quad, 1, cv2.LINE_8, shift=2)
-        return mask.view(bool)
+        sides = np.ascontiguousarray(rings[:, _SIDE_QUADS])
+        masks = []
+        half = len(MEEPLE_OUTLINE)
+        for k in range(len(yaws)):
+            mask = np.zeros(self.seen.shape, dtype=np.uint8)
+            for face in (rings[k, :half], rings[k, half:]):
+                # One call each: a single call would leave their overlap empty.
+                cv2.fillPoly(mask, [face], 1, cv2.LINE_8, shift=2)
+            for quad in sides[k]:
+                cv2.fillConvexPoly(mask, quad, 1, cv2.LINE_8, shift=2)
+            masks.append(mask.view(bool))
+        return masks
 
 
 @functools.lru_cache(maxsize=512)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, field, replace
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
@@ -737,10 +737,12 @@ def _hidden_pieces(
     hidden: set[int] = set()
     hidden_px = HIDDEN_MM2 * s * s
     rows = _RowIndex(pixels.pts_mm)
+    # The points in row order once: each piece's band of rows is then a slice of them.
+    in_rows, classes_in_rows = pixels.pts_mm[rows.order], pixels.classes[rows.order]
     for line in occupied:
         base = np.asarray(g.worker_space_centre_mm(line))
-        band = rows.between(base[1] - HIDDEN_REACH_MM, base[1] + HIDDEN_REACH_MM)
-        pts, classes = pixels.pts_mm[band], pixels.classes[band]
+        band = rows.span(base[1] - HIDDEN_REACH_MM, base[1] + HIDDEN_REACH_MM)
+        pts, classes = in_rows[band], classes_in_rows[band]
         box = np.abs(pts[:, 0] - base[0]) <= HIDDEN_REACH_MM
         own_class = PixelClass[str(codes[line])]
         others = pts[box & (classes != own_class) & (classes != PixelClass.DARK)]
@@ -763,14 +765,14 @@ class _RowIndex:
     """Points sorted by their y, so that those within a band of rows are one slice."""
 
     def __init__(self, pts_mm: NDArray[np.float64]) -> None:
-        self._order = np.argsort(pts_mm[:, 1], kind="stable")
-        self._ys = pts_mm[self._order, 1]
+        self.order = np.argsort(pts_mm[:, 1], kind="stable")
+        self._ys = pts_mm[self.order, 1]
 
-    def between(self, low_mm: float, high_mm: float) -> NDArray[np.intp]:
-        """Indices of the points with ``low_mm <= y <= high_mm``, in row order."""
+    def span(self, low_mm: float, high_mm: float) -> slice:
+        """Where the points with ``low_mm <= y <= high_mm`` lie in :attr:`order`."""
         start = int(np.searchsorted(self._ys, low_mm, side="left"))
         stop = int(np.searchsorted(self._ys, high_mm, side="right"))
-        return np.asarray(self._order[start:stop], dtype=np.intp)
+        return slice(start, stop)
 
 
 def _dark_pixel_owners(
@@ -810,10 +812,12 @@ def _distances_to_pieces(
     high = np.maximum(bases, bases + axes) + reach_mm
     # Every (point, piece) pair within the piece's box, measured in one go.
     rows = _RowIndex(pts_mm)
+    xs_in_rows = pts_mm[rows.order, 0]
     points, pieces = [], []
     for k in range(len(lines)):
-        band = rows.between(low[k, 1], high[k, 1])
-        band = band[(pts_mm[band, 0] >= low[k, 0]) & (pts_mm[band, 0] <= high[k, 0])]
+        span = rows.span(low[k, 1], high[k, 1])
+        xs = xs_in_rows[span]
+        band = rows.order[span][(xs >= low[k, 0]) & (xs <= high[k, 0])]
         points.append(band)
         pieces.append(np.full(len(band), k, dtype=np.intp))
     point, piece = np.concatenate(points), np.concatenate(pieces)
@@ -868,14 +872,14 @@ def _touching_pieces(
     """Pieces of one colour whose pixels meet: enough pixels lie about as near to two axes."""
     if len(lines) <= 1:
         return set()
-    ordered = np.sort(dist, axis=1)
+    ordered = np.partition(dist, 1, axis=1)  # the two nearest axes first, in order
     seam = ordered[:, 1] <= REACH_MM  # both axes in reach (the rest are ``inf``)
     seam[seam] = ordered[seam, 1] - ordered[seam, 0] < SEAM_MM
     if int(seam.sum()) < SEAM_MIN_PX:
         return set()
-    second = np.argsort(dist, axis=1)[:, 1]
-    touching = {lines[int(k)] for k in np.unique(owner[seam])}
-    return touching | {lines[int(k)] for k in np.unique(second[seam])}
+    second = np.argsort(dist[seam], axis=1)[:, 1]  # rows are sorted one by one
+    touching = {lines[k] for k in np.unique(owner[seam]).tolist()}
+    return touching | {lines[k] for k in np.unique(second).tolist()}
 
 
 def _own_pixels(
@@ -886,7 +890,8 @@ def _own_pixels(
     lit = mine & ~shade
     if not lit.any():
         return mine
-    full = np.array([_quantile(contrast[lit, c], FULL_CONTRAST_QUANTILE) for c in range(2)])
+    lit_contrast = contrast[lit]
+    full = np.array([_quantile(lit_contrast[:, c], FULL_CONTRAST_QUANTILE) for c in range(2)])
     chosen = np.flatnonzero(mine)
     bar = LEVELS * full
     seen = contrast[chosen]
@@ -908,8 +913,8 @@ def _piece_measure(
     norm = float(np.linalg.norm(lean_vec))
     along = lean_vec / norm if norm > LEAN_DIRECTION_MIN else np.array([1.0, 0.0])
     across = own @ np.array([-along[1], along[0]])
-    low, high = WIDTH_QUANTILES
-    width = _quantile(across, high) - _quantile(across, low) + 1 / s
+    low, high = _quantiles(across, WIDTH_QUANTILES)
+    width = high - low + 1 / s
     reach = _quantile((own - np.asarray(base_mm)) @ along, REACH_QUANTILE)
     return PieceMeasure(len(own) / (s * s), width, False, reach, False)
 
@@ -940,10 +945,17 @@ def _piece_pixels(classes: NDArray[np.uint8]) -> NDArray[np.bool_]:
     return np.asarray(species | ((classes == PixelClass.DARK) & near), dtype=np.bool_)
 
 
-def _quantile(values: NDArray[np.float64], q: float) -> float:
+def _quantile(values: NDArray[np.floating[Any]], q: float) -> float:
     """The q-quantile (0-1) of a 1-D array, by partial sort (np.percentile is slow)."""
     k = round(q * (len(values) - 1))
     return float(np.partition(values, k)[k])
+
+
+def _quantiles(values: NDArray[np.float64], qs: tuple[float, float]) -> tuple[float, float]:
+    """Two :func:`_quantile` of one array from a single partial sort."""
+    ks = [round(q * (len(values) - 1)) for q in qs]
+    parted = np.partition(values, ks)
+    return float(parted[ks[0]]), float(parted[ks[1]])
 
 
 def _empty_beside_neighbours(
