@@ -112,15 +112,18 @@ def _with_arm_beside(
     one broad piece: the rest of the same arm."""
     reach = max(int(ARM_REACH_MM * px_per_mm), 1)
     near = _dilated_near(region, _disc(2 * reach + 1), reach)
-    unexplained = ((classes == PixelClass.UNKNOWN) & (near > 0)).astype(np.uint8) | region
+    unexplained = (classes == PixelClass.UNKNOWN) & (near > 0)
+    return _broad_parts_joining(unexplained, region, px_per_mm)
+
+
+def _broad_parts_joining(
+    candidates: NDArray[np.bool_], region: NDArray[np.uint8], px_per_mm: float
+) -> NDArray[np.uint8]:
+    """``region`` with the ``candidates`` that form, together with it, pieces as broad as a
+    hand: a wall or a thin line of them does not carry the region further."""
     width = max(int(HAND_MIN_WIDTH_MM * px_per_mm), 1) | 1
-    broad = _u8(
-        cv2.morphologyEx(
-            unexplained,
-            cv2.MORPH_OPEN,
-            _disc(width),
-        )
-    )
+    joined = candidates.astype(np.uint8) | region
+    broad = _u8(cv2.morphologyEx(joined, cv2.MORPH_OPEN, _disc(width)))
     n, parts = cv2.connectedComponents(broad | region, connectivity=8)
     return _u8(_parts_touching(np.asarray(parts, np.int32), n, region > 0))
 
@@ -148,11 +151,7 @@ def _with_arm_alike(
     seed_a, seed_b = np.median(ab[seeded], axis=0).tolist()
     alike = np.hypot(ab[..., 0] - seed_a, ab[..., 1] - seed_b) <= ARM_ALIKE_AB
     alike &= (classes != PixelClass.NEUTRAL) & (classes != PixelClass.DARK)
-    width = max(int(HAND_MIN_WIDTH_MM * px_per_mm), 1) | 1
-    broad = _u8(cv2.morphologyEx(alike.astype(np.uint8) | region, cv2.MORPH_OPEN, _disc(width)))
-    _, parts = cv2.connectedComponents(broad | region, connectivity=8)
-    joined = np.unique(parts[region > 0])
-    return _u8(np.isin(parts, joined[joined > 0]))
+    return _broad_parts_joining(alike, region, px_per_mm)
 
 
 def within_reach(hand: NDArray[np.bool_], px_per_mm: float, reach_mm: float) -> NDArray[np.bool_]:
