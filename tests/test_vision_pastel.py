@@ -104,12 +104,56 @@ def test_cells_at_the_floors_hue_alone_are_no_tile() -> None:
     assert _read(colour, ["?"] * 256) == ["?"] * 4
 
 
-def test_a_washed_green_inside_a_tile_is_not_taken_for_yellow() -> None:
+def test_a_washed_green_inside_a_tile_is_read_by_its_hue_not_taken_for_yellow() -> None:
     # Glare brings green towards the floor's hue from its own side; short of it, it is
-    # no yellow (nor, with too little chroma, a readable green).
+    # no yellow.  Inside the tile the blues prove, a faint green still names its species.
     blue, green = _washed("B", 0.35), _washed("G", 0.15)
-    colour = _board({SLOT[0]: blue, SLOT[1]: blue, SLOT[2]: green, SLOT[3]: green})
-    assert _read(colour, ["?"] * 256) == ["B", "B", "?", "?"]
+    colour = _board({SLOT[0]: blue, SLOT[1]: blue, SLOT[2]: green, SLOT[3]: blue})
+    assert _read(colour, ["?"] * 256) == ["B", "B", "G", "B"]
+
+
+def test_a_cell_washed_almost_white_stays_unread_inside_a_tile() -> None:
+    blue, green = _washed("B", 0.35), _washed("G", 0.05)
+    colour = _board({SLOT[0]: blue, SLOT[1]: blue, SLOT[2]: green, SLOT[3]: blue})
+    assert _read(colour, ["?"] * 256) == ["B", "B", "?", "B"]
+
+
+def test_faint_tints_under_glare_prove_a_tile() -> None:
+    # Too faint for a reading on their own (an eighth of the ink), but two cells off the
+    # floor at one species' hue, lit as glare lights: no bare floor shows that.
+    colour = _board({i: _washed("R", 0.13) for i in SLOT})
+    assert _read(colour, ["?"] * 256) == ["R"] * 4
+
+
+def test_a_cell_between_two_species_hues_stays_unread() -> None:
+    # A tile sitting across two slots mixes red and yellow in one window: orange names
+    # neither species.
+    red = np.array(hex_to_bgr(PROFILE.colours.species["R"]), dtype=float)
+    yellow = np.array(hex_to_bgr(PROFILE.colours.species["Y"]), dtype=float)
+    mixed = 0.5 * (0.6 * red + 0.4 * yellow) + 0.5 * 255.0
+    orange = _lab((mixed[0], mixed[1], mixed[2]))
+    colour = _board({SLOT[0]: _washed("R", 0.35), SLOT[1]: _washed("R", 0.35), SLOT[2]: orange})
+    assert _read(colour, ["?"] * 256)[2] == "?"
+
+
+def test_one_tile_coloured_cell_and_floor_hued_ones_need_the_tiles_edge() -> None:
+    # A tile mostly yellow, washed: three cells at the floor's hue, one clearly red.  Its
+    # colours alone could be bare floor with a spill; the 2 mm edge of a tile decides.
+    colour = _board({SLOT[0]: _washed("R", 0.35), SLOT[1]: _washed("Y", 0.25)})
+    cells = ["?"] * 256
+    without = fill_pastel_slots(cells, colour, FLOOR, MODEL, PROFILE, RULES)
+    with_edge = fill_pastel_slots(
+        cells, colour, FLOOR, MODEL, PROFILE, RULES, lambda slot: slot == SLOT
+    )
+    assert [without[i] for i in SLOT] == ["?"] * 4
+    assert [with_edge[i] for i in SLOT] == ["R", "Y", "Y", "Y"]
+
+
+def test_a_faint_tint_in_the_shade_is_no_evidence_of_a_tile() -> None:
+    # A lamp's coloured shadow may tint bare floor: no glare there, so no tile is proven.
+    faint = _washed("B", 0.13)
+    colour = _board({i: (170.0, faint[1], faint[2]) for i in SLOT})
+    assert _read(colour, ["?"] * 256) == ["?"] * 4
 
 
 def test_shaded_cells_are_not_read_from_their_mean() -> None:

@@ -21,6 +21,7 @@ Skin shares a pale red's hue, so this pass runs only while no arm is in view.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,6 +42,9 @@ class PastelRules:
     # Glare lifts a cell this bright (8-bit L) at least; darker unread cells are shadows
     # or edges, which the mean colour does not settle.
     min_lightness: float = 200.0
+    # ... or clips this share of its pixels in some channel: glare's white reached the
+    # sensor's limit there, where a shadow never does.
+    glare_clipped_min: float = 0.1
     # A pastel cell's mean lies this far from the floor expected there; bare floor in
     # glare stays within about 5 (the floor proof allows 5).
     min_floor_offset: float = 9.0
@@ -56,6 +60,10 @@ class PastelRules:
     yellow_step_half_width_deg: float = 45.0
     # Cells of one slot that must show a species before any is read from its mean.
     min_cells_seen: int = 2
+    # ... or one, when it lies this far off the floor (a tile's own colour, where a
+    # neighbour's spill tints a cell less), every other cell is at the floor's hue (a
+    # tile mostly yellow, washed) and the slot's outline shows a tile's edge.
+    lone_cell_offset_min: float = 12.0
     # Inside a tile, a cell this close to the floor's hue is a washed yellow: on photoreal
     # glare frames washed yellows lie from 4 degrees on the red side to 22 on the green
     # side, washed greens from 21 on, reds beyond 28 on the red side.
@@ -63,6 +71,15 @@ class PastelRules:
     floor_hue_green_side_deg: float = 15.0
     # ... and keeps this share of the floor's chroma at least (washed white, it has none).
     floor_chroma_share_min: float = 0.7
+    # Inside a slot known to hold a tile, every cell is one of the tile's species: a cell
+    # off the floor is read from its hue with this much chroma left (a glossy red washed
+    # to an eighth of its ink keeps about 5; white keeps none) ...
+    tinted_min_chroma: float = 5.0
+    # ... when the hue lies this close to a printed species' (glare bends it a little) ...
+    tinted_half_width_deg: float = 25.0
+    # ... and this much closer than to any other species': the mean of a cell two colours
+    # share (a shifted tile, a neighbour's spill) lies between them and stays unread.
+    tinted_margin_deg: float = 15.0
 
 
 def _angle(a: FloatArray, b: FloatArray) -> FloatArray:
@@ -97,6 +114,30 @@ def pastel_species(
     return out
 
 
+def tinted_species(
+    colour: CellColour, floor: FloorModel, model: ColourModel, rules: PastelRules
+) -> list[str | None]:
+    """Per cell, the species other than yellow its hue names once a tile is known to cover
+    it, or ``None``.  Yellow shares the floor's hue: :func:`floor_hued` decides it."""
+    ea, eb = floor.expected(colour.lightness)
+    off_floor = np.hypot(colour.a - ea, colour.b - eb) >= rules.min_floor_offset
+    tinted = off_floor & (np.hypot(colour.a, colour.b) >= rules.tinted_min_chroma)
+    hue = _angle(colour.a, colour.b)
+    printed = model.species_hues_deg()
+    letters = list(SPECIES_ORDER)
+    away = np.abs(np.stack([hue_difference(hue, printed[c]) for c in letters]))
+    ranked = np.sort(away, axis=0)
+    nearest = np.argmin(away, axis=0)
+    clear = (ranked[0] <= rules.tinted_half_width_deg) & (
+        ranked[1] - ranked[0] >= rules.tinted_margin_deg
+    )
+    out: list[str | None] = [None] * len(hue)
+    for i in np.flatnonzero(tinted & clear).tolist():
+        letter = letters[int(nearest[i])]
+        out[i] = None if letter == "Y" else letter
+    return out
+
+
 def floor_hued(colour: CellColour, floor: FloorModel, rules: PastelRules) -> NDArray[np.bool_]:
     """Per cell, whether glare shows it at the floor's own hue and about its chroma: in a
     slot known to hold a tile, a washed yellow."""
@@ -118,22 +159,41 @@ def fill_pastel_slots(
     model: ColourModel,
     profile: BoardProfile,
     rules: PastelRules,
+    shows_edge: Callable[[tuple[int, ...]], bool] = lambda slot: False,
 ) -> list[str]:
     """Unread cells of slots that hold a tile, read from their mean colour where glare
-    left too few pixels of it in any class."""
+    left too few pixels of it in any class.  ``shows_edge`` tells whether a slot's
+    outline shows a tile's edge (:class:`~companion.vision.outline.SlotOutlines`)."""
     seen = pastel_species(colour, floor, model, rules)
+    tinted = tinted_species(colour, floor, model, rules)
     yellow = floor_hued(colour, floor, rules)
+    ea, eb = floor.expected(colour.lightness)
+    off_floor = np.hypot(colour.a - ea, colour.b - eb)
+    glare = (colour.lightness >= rules.min_lightness) | (colour.clipped >= rules.glare_clipped_min)
     out = list(cells)
     for slot in profile.slots:
         chars = [out[i] for i in slot]
         if "?" not in chars or "." in chars:
             continue
-        guesses = [c if c != "?" else seen[i] for i, c in zip(slot, chars, strict=True)]
-        if sum(g is not None for g in guesses) < rules.min_cells_seen:
+        # Evidence of a tile needs glare on the cell: a tint in the shade may be a shadow's.
+        guesses = [
+            c if c != "?" else (seen[i] or (tinted[i] if glare[i] else None))
+            for i, c in zip(slot, chars, strict=True)
+        ]
+        known = [i for i, g in zip(slot, guesses, strict=True) if g is not None]
+        if len(known) < rules.min_cells_seen and not (
+            len(known) == 1
+            and known[0] not in profile.bonus_kind
+            and off_floor[known[0]] >= rules.lone_cell_offset_min
+            and all(yellow[i] for i in slot if i != known[0])
+            and shows_edge(slot)
+        ):
             continue
-        # Only now a tile is known: a floor-hued cell is no evidence of one on its own.
+        # Only now a tile is known: a shaded tint or the floor's own hue is no evidence of
+        # one on its own, but inside a tile it names the species (the floor's hue can only
+        # be a washed yellow).
         filled = [
-            g if g is not None else ("Y" if yellow[i] else "?")
+            g or tinted[i] or ("Y" if yellow[i] else "?")
             for i, g in zip(slot, guesses, strict=True)
         ]
         if slot_possible(filled):
@@ -142,4 +202,10 @@ def fill_pastel_slots(
     return out
 
 
-__all__ = ["PastelRules", "fill_pastel_slots", "floor_hued", "pastel_species"]
+__all__ = [
+    "PastelRules",
+    "fill_pastel_slots",
+    "floor_hued",
+    "pastel_species",
+    "tinted_species",
+]

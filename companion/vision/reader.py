@@ -202,8 +202,14 @@ class BoardReader:
         cells = fill_open_slots(cells, fractions, self.profile, self.cell_rules)
         if hand is None:
             # Skin has a pale red's hue: with an arm in view, its cells are left unread.
+            edge_min = self.outlines.rules.edge_min
+
+            def shows_edge(slot: tuple[int, ...]) -> bool:
+                edge = self.outlines.strongest_edge(frame_bgr, loc.homography, slot)
+                return edge >= edge_min
+
             cells = fill_pastel_slots(
-                cells, colour, floor, self.colours, self.profile, self.pastel_rules
+                cells, colour, floor, self.colours, self.profile, self.pastel_rules, shows_edge
             )
         else:
             cells = _hide(cells, hidden)
