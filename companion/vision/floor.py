@@ -85,6 +85,16 @@ class CellWindows:
         self.ring_keys = rings[self.ring_pixels]
         self.ring_cells = np.unique(self.ring_keys)
         self.ring_counts = np.bincount(self.ring_keys, minlength=CELLS)[self.ring_cells]
+        # The box holding every window and ring: a frame's sums need no pixel outside it.
+        ring_ys, ring_xs = np.divmod(self.ring_pixels, cell_labels.shape[1])
+        box_y0 = int(min(self.y0.min(), ring_ys.min(initial=cell_labels.shape[0])))
+        box_x0 = int(min(self.x0.min(), ring_xs.min(initial=cell_labels.shape[1])))
+        box_y1 = int(max(self.y1.max(), ring_ys.max(initial=-1) + 1))
+        box_x1 = int(max(self.x1.max(), ring_xs.max(initial=-1) + 1))
+        self.box = (slice(box_y0, box_y1), slice(box_x0, box_x1))
+        # Windows and rings within the box.
+        self._box_windows = (self.y0 - box_y0, self.x0 - box_x0, self.y1 - box_y0, self.x1 - box_x0)
+        self._box_ring_pixels = (ring_ys - box_y0) * (box_x1 - box_x0) + ring_xs - box_x0
 
     def read_empty(self, cells: list[str]) -> NDArray[np.bool_]:
         """The plain cells (no printed bonus icon) read as empty: the floor's witnesses."""
@@ -94,23 +104,24 @@ class CellWindows:
     def means(self, image: NDArray[np.uint8]) -> FloatArray:
         """Mean of each channel of ``image`` over each window (CELLS x channels); over the
         ring around the icon for a cell with a printed icon."""
+        return self.means_in_box(np.ascontiguousarray(image[self.box]))
+
+    def means_in_box(self, image: NDArray[np.uint8]) -> FloatArray:
+        """:meth:`means` of an image cut to :attr:`box`: the sums of the whole view come
+        from an integral image of its middle alone."""
+        y0, x0, y1, x1 = self._box_windows
         summed = cv2.integral(image)  # 32-bit sums: a whole view of 8-bit pixels fits
         if summed.ndim == 2:
             summed = summed[..., None]
         corners = [
             np.asarray(summed[y, x], dtype=np.int64)
-            for y, x in (
-                (self.y1, self.x1),
-                (self.y0, self.x1),
-                (self.y1, self.x0),
-                (self.y0, self.x0),
-            )
+            for y, x in ((y1, x1), (y0, x1), (y1, x0), (y0, x0))
         ]
         total = corners[0] - corners[1] - corners[2] + corners[3]
         means = np.asarray(total / self.counts[:, None], dtype=np.float64)
         if len(self.ring_cells):
             flat = image.reshape(-1, means.shape[1])
-            at_rings = np.take(flat, self.ring_pixels, axis=0)
+            at_rings = np.take(flat, self._box_ring_pixels, axis=0)
             for channel in range(means.shape[1]):
                 sums = np.bincount(self.ring_keys, at_rings[:, channel], minlength=CELLS)
                 means[self.ring_cells, channel] = sums[self.ring_cells] / self.ring_counts
@@ -134,13 +145,13 @@ class CellColour:
     ) -> CellColour:
         means = windows.means(lab)
         # Two channels at the limit: the middle of the three is at the limit.
-        blue, green, red = cv2.split(raw)
+        blue, green, red = cv2.split(np.ascontiguousarray(raw[windows.box]))
         middle = cv2.max(cv2.min(blue, green), cv2.min(cv2.max(blue, green), red))
         _, at_limit = cv2.threshold(middle, SENSOR_LIMIT - 1, 1, cv2.THRESH_BINARY)
-        washed = windows.means(np.asarray(at_limit, dtype=np.uint8))[:, 0]
+        washed = windows.means_in_box(np.asarray(at_limit, dtype=np.uint8))[:, 0]
         brightest = cv2.max(cv2.max(blue, green), red)
         _, any_limit = cv2.threshold(brightest, SENSOR_LIMIT - 1, 1, cv2.THRESH_BINARY)
-        clipped = windows.means(np.asarray(any_limit, dtype=np.uint8))[:, 0]
+        clipped = windows.means_in_box(np.asarray(any_limit, dtype=np.uint8))[:, 0]
         return cls(means[:, 0], means[:, 1] - 128.0, means[:, 2] - 128.0, washed, clipped)
 
 

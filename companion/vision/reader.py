@@ -277,11 +277,16 @@ def skin_toned_red(
         return []
     px = lab[ys, xs].astype(np.float32)
     chroma = np.hypot(px[:, 1] - 128.0, px[:, 2] - 128.0)
-    saturation = chroma / np.maximum(px[:, 0] * (100.0 / 255.0), 1.0)
+    saturation = np.asarray(chroma / np.maximum(px[:, 0] * (100.0 / 255.0), 1.0), np.float32)
     cells = cell_labels[ys, xs]
-    # Each cell's median saturation at once: sorted by cell, then by saturation.
-    order = np.lexsort((saturation, cells))
-    ranked, owner = saturation[order], cells[order]
+    # Each cell's median saturation at once: sorted by cell, then by saturation, as one
+    # 64-bit key, the cell above the bits of the saturation (a float32 never negative,
+    # whose bits order as its value does): a sort of values, far faster than a lexsort.
+    keys = np.sort(
+        (cells.astype(np.uint64) << np.uint64(32)) | saturation.view(np.uint32).astype(np.uint64)
+    )
+    ranked = (keys & np.uint64(0xFFFFFFFF)).astype(np.uint32).view(np.float32)
+    owner = (keys >> np.uint64(32)).astype(np.int64)
     found, start, count = np.unique(owner, return_index=True, return_counts=True)
     middle = (ranked[start + (count - 1) // 2] + ranked[start + count // 2]) / 2
     return [int(cell) for cell in found[middle < SKIN_SATURATION_MAX]]

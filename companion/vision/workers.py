@@ -244,7 +244,8 @@ def doubt_the_lights_colour(
             continue
         rows, cols = _sheet_beside(layout, line)
         seen = classes[rows, cols][layout.outer_mask[rows, cols]]
-        if seen.size and float(np.mean(seen == PixelClass[obs.code[0]])) > rules.sheet_colour_max:
+        share = np.count_nonzero(seen == PixelClass[obs.code[0]]) / max(seen.size, 1)
+        if seen.size and share > rules.sheet_colour_max:
             result[line] = replace(obs, code="?")
     return result
 
@@ -291,14 +292,16 @@ def _read_cores(
     keys = np.arange(LINES)[:, None, None] * len(PixelClass) + seen
     counts = np.bincount(keys[inside], minlength=LINES * len(PixelClass))
     counts = counts.reshape(LINES, len(PixelClass)).astype(np.float64)
+    # Every core's shares in one division (by the same per-core total as one by one).
+    shares = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1.0)
     for line in range(LINES):
         readings.leans.append(pose.lean(g.worker_space_centre_mm(line), 1.0))
         if under_arm[line]:
             readings.codes.append("?")
             readings.blocked[line] = True
             continue
-        readings.fractions[line] = counts[line] / max(float(counts[line].sum()), 1.0)
-        readings.codes.append(core_code(readings.fractions[line], rules))
+        readings.fractions[line] = shares[line]
+        readings.codes.append(core_code(shares[line], rules))
     return readings
 
 
