@@ -34,7 +34,7 @@ def _folder(tmp_path: Path, seeds: tuple[int, ...], lie_about: int | None = None
 def test_a_folder_of_photos_is_scored_with_every_figure(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    folder = _folder(tmp_path, (101, 102), lie_about=102)
+    folder = _folder(tmp_path, (103, 102), lie_about=102)
     assert main(["bench", "vision", "--frames", str(folder), "--list"]) == 0
     out = capsys.readouterr().out
     assert "frames                         2 from" in out

@@ -42,6 +42,7 @@ from companion.vision.workers import (
     doubt_the_lights_colour,
     expected_area,
     frame_boundary,
+    one_dominus_per_colour,
     read_workers,
     size_evidence,
 )
@@ -102,6 +103,23 @@ def test_frame_boundary_follows_a_clear_gap_only() -> None:
     one_size = [-0.45, -0.4, -0.35, -0.3]
     assert frame_boundary(one_size, rules) == rules.size_bias
     assert frame_boundary([], rules) == rules.size_bias
+
+
+def test_a_second_dominus_of_a_colour_is_doubted() -> None:
+    # Each colour has one dominus.  An arm's shadow or a crowded neighbour can make a
+    # vilicus look large: the clearly larger piece keeps the reading, the other is doubted.
+    rules = WorkerRules()
+    pieces = [
+        WorkerObservation("Rd", 290.0, (0.0, 0.0), 1.8),
+        WorkerObservation("Rd", 180.0, (0.0, 0.0), -0.1),
+        WorkerObservation("Yd", 230.0, (0.0, 0.0), 0.7),
+        WorkerObservation("Yd", 240.0, (0.0, 0.0), 0.9),
+        WorkerObservation("Bd", 260.0, (0.0, 0.0), 1.9),
+        WorkerObservation("Bv", 150.0, (0.0, 0.0), -0.8),
+    ]
+    codes = [o.code for o in one_dominus_per_colour(pieces, rules)]
+    # Two yellows alike: neither can be trusted.  One blue dominus stands as read.
+    assert codes == ["Rd", "?", "?", "?", "Bd", "Bv"]
 
 
 def test_an_unsure_camera_height_lets_the_boundary_move_further() -> None:

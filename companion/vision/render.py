@@ -502,7 +502,8 @@ def _degrade(
 
 
 def random_state(profile: BoardProfile, rng: np.random.Generator) -> BoardState:
-    """A plausible board: some slots hold tiles with a strictly predominant colour, some workers."""
+    """A possible board: some slots hold tiles with a strictly predominant colour, some
+    workers out of the box."""
     cells = ["."] * (GRID * GRID)
     fill = float(rng.uniform(0.0, 1.0))
     for slot in profile.slots:
@@ -521,11 +522,13 @@ def random_state(profile: BoardProfile, rng: np.random.Generator) -> BoardState:
         order = rng.permutation(4)
         for k, i in enumerate(slot):
             cells[i] = pattern[int(order[k])]
+    # Workers come from the box: each colour has five vilici and one dominus.
+    box = [colour + size for colour in "BGYR" for size in "vvvvvd"]
     workers: list[str | None] = []
     density = float(rng.uniform(0.0, 0.7))
     for _ in range(2 * GRID):
-        if rng.random() < density:
-            workers.append(str(rng.choice(list("BGYR"))) + str(rng.choice(["v", "v", "d"])))
+        if box and rng.random() < density:
+            workers.append(box.pop(int(rng.integers(len(box)))))
         else:
             workers.append(None)
     return BoardState("".join(cells), tuple(workers))

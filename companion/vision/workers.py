@@ -149,6 +149,10 @@ class WorkerRules:
     # stands or leans: more is the light's colour (a lamp's tint in a corner), which the
     # piece's own pixels then carry too, so neither its colour nor its size can be told.
     sheet_colour_max: float = 0.1
+    # Each colour has one dominus: when two pieces of a colour read as dominus, the one
+    # whose size score leads the other's by this much keeps it (about the distance
+    # between the two sizes' clusters); the others, or all when none leads so, are unread.
+    dominus_lead_min: float = 0.5
     silhouettes: SilhouetteRules = field(default_factory=SilhouetteRules)
 
 
@@ -214,7 +218,8 @@ def read_workers(
     blur or compression spread it.  The passes, in order: presence and colour from each
     core, unreadable cores judged beside their neighbours, the pixels of each piece
     measured, each piece sized, touching pairs sized together, partly hidden pieces
-    checked, and what is still unread settled by predicted silhouettes.
+    checked, what is still unread settled by predicted silhouettes, a second dominus of
+    a colour doubted, and a piece in the light's own colour doubted.
     """
     cores = _read_cores(classes, layout, pose, rules, blocked)
     codes = _read_beside_neighbours(cores, classes, layout, pose, rules)
@@ -226,7 +231,26 @@ def read_workers(
     out = _size_touching_pairs(out, codes, measures, expected, scores, boundary, rules)
     out = _check_hidden(out, measures, classes, layout, pose, rules)
     out = _settle_unreadable(out, codes, cores.blocked, classes, layout, pose, rules)
+    out = one_dominus_per_colour(out, rules)
     return doubt_the_lights_colour(out, classes, layout, rules)
+
+
+def one_dominus_per_colour(
+    out: list[WorkerObservation], rules: WorkerRules
+) -> list[WorkerObservation]:
+    """A colour read as dominus on two spaces is wrong on one of them at least: the piece
+    that looks clearly the larger keeps the reading, the others are doubted."""
+    checked = list(out)
+    for colour in "BGYR":
+        domini = [line for line, obs in enumerate(out) if obs.code == colour + "d"]
+        if len(domini) < 2:
+            continue
+        ranked = sorted(domini, key=lambda line: -out[line].size_score)
+        lead = out[ranked[0]].size_score - out[ranked[1]].size_score
+        doubted = ranked[1:] if lead >= rules.dominus_lead_min else ranked
+        for line in doubted:
+            checked[line] = replace(out[line], code="?")
+    return checked
 
 
 def doubt_the_lights_colour(
