@@ -13,7 +13,7 @@ from companion.vision.cells import apply_tile_constraint
 from companion.vision.conditions import Conditions
 from companion.vision.localize import BoardLocator
 from companion.vision.reader import BoardReader
-from companion.vision.render import Shot, random_state, render
+from companion.vision.render import Shot, random_state, render, shot_for
 
 PROFILE = load_profile("troia")
 
@@ -211,6 +211,19 @@ def test_an_arm_under_two_lamps_is_still_seen() -> None:
         assert reading.state is not None, reading.error
         assert reading.occluded, seed
         assert confident_wrong_cells(reading.state, truth) == []
+
+
+def test_a_warm_lamps_tint_is_no_tile_when_the_arm_is_found_under_the_single_balance() -> None:
+    # Two lamps, a hard shadow, a patterned cloth and an arm: the arm shows under the
+    # single balance, where the warm lamp's corner of bare floor turns tile-yellow.  Under
+    # the balance fitted to both lamps it is floor: a colour the two balances do not both
+    # show is the light's, and the cells stay unread.
+    truth = random_state(PROFILE, np.random.default_rng(20 + 7_919))
+    photo = render(PROFILE, truth, shot_for(20, True, True))
+    reading = BoardReader(PROFILE).read(photo.image)
+    assert reading.state is not None, reading.error
+    assert reading.occluded
+    assert confident_wrong_cells(reading.state, truth) == []
 
 
 def test_an_arm_the_lamp_balance_half_hides_is_taken_from_the_single_balance(

@@ -154,6 +154,7 @@ class BoardReader:
         light = SheetLight.measure(view, self.layout, sheet, strips)
         sorted_ = self._classified(view, light)
         hand = hand_mask(sorted_.classes, sorted_.skin, sorted_.skin_any, self.layout, sorted_.lab)
+        fitted: _Classified | None = None  # the balance set aside for the single one
         if light.plane is not None and light.set_aside:
             # Something covered part of the sheet while its colour seemed to change: an arm
             # can pass for a second lamp, and the balance fitted to it can hide the arm's
@@ -164,7 +165,7 @@ class BoardReader:
             single_hand = hand_mask(single.classes, single.skin, single.skin_any, self.layout)
             more = self._cells_under(single_hand) - self._cells_under(hand)
             if single_hand is not None and more >= ARM_OVER_GRID_CELLS:
-                sorted_, hand = single, single_hand
+                fitted, sorted_, hand = sorted_, single, single_hand
         lab, classes, shift = sorted_.lab, sorted_.classes, sorted_.shift
 
         def to_analysis(balanced: NDArray[np.uint8]) -> NDArray[np.uint8]:
@@ -219,6 +220,14 @@ class BoardReader:
             cells = doubt_clipped_floor(
                 cells, colour, _cells_covered(reach, self._cell_pixels, 0.0)
             )
+        if fitted is not None:
+            # The arm was found under the single balance, but the second lamp may be real
+            # as well: a colour one balance shows and the other does not may be the
+            # light's, not a tile's.
+            other = self._cell_pixels.fractions(fitted.classes, hand)
+            cells = _agreeing(
+                cells, read_cells(other, self.cell_rules, self.profile.bonus_kind, None)
+            )
         cells = apply_tile_constraint(cells, self.profile)
         workers = read_workers(
             classes, lab, self.layout, pose, self.worker_rules, self._sheet_lab, hand
@@ -245,6 +254,14 @@ def _cells_covered(
     cell it touches)."""
     covered = cells.covered(region)
     return frozenset(np.flatnonzero(covered > share_max * np.maximum(cells.sizes, 1)).tolist())
+
+
+def _agreeing(cells: list[str], other: list[str]) -> list[str]:
+    """``cells``, where a tile must show its colour in ``other`` too and an empty cell must
+    show no tile there; ``?`` elsewhere."""
+    return [
+        c if c == o or (c == "." and o == "?") else "?" for c, o in zip(cells, other, strict=True)
+    ]
 
 
 def _hide(cells: list[str], hidden: frozenset[int]) -> list[str]:
