@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -101,14 +102,22 @@ def get_text(url: str) -> str:
 
 
 def demo_process(url: str, table: str, *, seed: int, delay_s: float) -> subprocess.Popen[str]:
-    """``companion demo --mqtt URL --table ID``: the demo game at a real, published table."""
+    """``companion demo --mqtt URL --table ID``: the demo game at a real, published table.
+
+    Its Ctrl-C is restored to the default: a test run started in the background (``make
+    test &``, nohup, some CI runners) ignores SIGINT, and its children would inherit that."""
     return subprocess.Popen(
         [sys.executable, "-m", "companion", "demo", "--mqtt", url, "--table", table,
          "--seed", str(seed), "--delay", str(delay_s)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=_default_interrupt,
     )  # fmt: skip
+
+
+def _default_interrupt() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def state_message(table: str, seq: int, **fields: Any) -> dict[str, Any]:
