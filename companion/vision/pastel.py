@@ -82,17 +82,28 @@ class PastelRules:
     tinted_margin_deg: float = 15.0
 
 
+# The floor's chroma (a, b) expected at each cell, seen as bright as the cell is
+# (:meth:`~companion.vision.floor.FloorModel.expected`): worked out once per frame.
+Expected = tuple[FloatArray, FloatArray]
+
+
 def _angle(a: FloatArray, b: FloatArray) -> FloatArray:
     return np.asarray(np.degrees(np.arctan2(b, a)), dtype=np.float64)
 
 
+def _off_floor(colour: CellColour, expected: Expected) -> FloatArray:
+    """How far each cell's mean chroma lies from the floor's expected there."""
+    ea, eb = expected
+    return np.asarray(np.hypot(colour.a - ea, colour.b - eb), dtype=np.float64)
+
+
 def pastel_species(
-    colour: CellColour, floor: FloorModel, model: ColourModel, rules: PastelRules
+    colour: CellColour, expected: Expected, model: ColourModel, rules: PastelRules
 ) -> list[str | None]:
     """Per cell, the species its mean colour shows through glare, or ``None``."""
-    ea, eb = floor.expected(colour.lightness)
+    ea, eb = expected
     step_a, step_b = colour.a - ea, colour.b - eb
-    offset = np.hypot(step_a, step_b)
+    offset = _off_floor(colour, expected)
     chroma = np.hypot(colour.a, colour.b)
     hue = _angle(colour.a, colour.b)
     step_hue = _angle(step_a, step_b)
@@ -115,12 +126,11 @@ def pastel_species(
 
 
 def tinted_species(
-    colour: CellColour, floor: FloorModel, model: ColourModel, rules: PastelRules
+    colour: CellColour, expected: Expected, model: ColourModel, rules: PastelRules
 ) -> list[str | None]:
     """Per cell, the species other than yellow its hue names once a tile is known to cover
     it, or ``None``.  Yellow shares the floor's hue: :func:`floor_hued` decides it."""
-    ea, eb = floor.expected(colour.lightness)
-    off_floor = np.hypot(colour.a - ea, colour.b - eb) >= rules.min_floor_offset
+    off_floor = _off_floor(colour, expected) >= rules.min_floor_offset
     tinted = off_floor & (np.hypot(colour.a, colour.b) >= rules.tinted_min_chroma)
     hue = _angle(colour.a, colour.b)
     printed = model.species_hues_deg()
@@ -138,10 +148,10 @@ def tinted_species(
     return out
 
 
-def floor_hued(colour: CellColour, floor: FloorModel, rules: PastelRules) -> NDArray[np.bool_]:
+def floor_hued(colour: CellColour, expected: Expected, rules: PastelRules) -> NDArray[np.bool_]:
     """Per cell, whether glare shows it at the floor's own hue and about its chroma: in a
     slot known to hold a tile, a washed yellow."""
-    ea, eb = floor.expected(colour.lightness)
+    ea, eb = expected
     off = hue_difference(_angle(colour.a, colour.b) - _angle(ea, eb), 0.0)
     share = np.hypot(colour.a, colour.b) / np.maximum(np.hypot(ea, eb), 1e-9)
     return np.asarray(
@@ -164,11 +174,11 @@ def fill_pastel_slots(
     """Unread cells of slots that hold a tile, read from their mean colour where glare
     left too few pixels of it in any class.  ``shows_edge`` tells whether a slot's
     outline shows a tile's edge (:class:`~companion.vision.outline.SlotOutlines`)."""
-    seen = pastel_species(colour, floor, model, rules)
-    tinted = tinted_species(colour, floor, model, rules)
-    yellow = floor_hued(colour, floor, rules)
-    ea, eb = floor.expected(colour.lightness)
-    off_floor = np.hypot(colour.a - ea, colour.b - eb)
+    expected = floor.expected(colour.lightness)
+    seen = pastel_species(colour, expected, model, rules)
+    tinted = tinted_species(colour, expected, model, rules)
+    yellow = floor_hued(colour, expected, rules)
+    off_floor = _off_floor(colour, expected)
     glare = (colour.lightness >= rules.min_lightness) | (colour.clipped >= rules.glare_clipped_min)
     out = list(cells)
     for slot in profile.slots:
