@@ -156,6 +156,19 @@ def test_a_faint_tint_in_the_shade_is_no_evidence_of_a_tile() -> None:
     assert _read(colour, ["?"] * 256) == ["?"] * 4
 
 
+def test_a_dim_faint_tint_inside_a_tile_stays_unread() -> None:
+    # Two cells read red prove a tile; a third shows a faint red tint but lies as dim as
+    # an arm's shaded skin, which an unseen arm leaves there: no glare washed it, so its
+    # tint names nothing.  The same tint lit by glare is the tile's washed red.
+    faint = _washed("R", 0.13)
+    cells = ["?"] * 256
+    cells[SLOT[0]] = cells[SLOT[1]] = "R"
+    dim = _board({SLOT[2]: (105.0, faint[1], faint[2])})
+    lit = _board({SLOT[2]: (185.0, faint[1], faint[2])})
+    assert _read(dim, cells)[2] == "?"
+    assert _read(lit, cells)[2] == "R"
+
+
 def test_shaded_cells_are_not_read_from_their_mean() -> None:
     # Below glare's brightness an unread cell is a shadow or an edge, not a pastel tile.
     dim = {i: (150.0, a, b) for i, (_, a, b) in ((i, _washed("B", 0.35)) for i in SLOT)}

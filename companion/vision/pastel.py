@@ -80,6 +80,11 @@ class PastelRules:
     # ... and this much closer than to any other species': the mean of a cell two colours
     # share (a shifted tile, a neighbour's spill) lies between them and stays unread.
     tinted_margin_deg: float = 15.0
+    # ... and when the cell is lit at least this much (8-bit L): brighter than the blue,
+    # green and red inks (about 100-135), so glare washed it.  A dimmer faint tint inside
+    # a tile may be an arm's shaded skin that went unseen (photoreal washed cells: 177
+    # and up; shaded skin: about 100-110).
+    tinted_min_lightness: float = 150.0
 
 
 # The floor's chroma (a, b) expected at each cell, seen as bright as the cell is
@@ -180,6 +185,7 @@ def fill_pastel_slots(
     yellow = floor_hued(colour, expected, rules)
     off_floor = _off_floor(colour, expected)
     glare = (colour.lightness >= rules.min_lightness) | (colour.clipped >= rules.glare_clipped_min)
+    washed = glare | (colour.lightness >= rules.tinted_min_lightness)
     out = list(cells)
     for slot in profile.slots:
         chars = [out[i] for i in slot]
@@ -199,11 +205,11 @@ def fill_pastel_slots(
             and shows_edge(slot)
         ):
             continue
-        # Only now a tile is known: a shaded tint or the floor's own hue is no evidence of
-        # one on its own, but inside a tile it names the species (the floor's hue can only
-        # be a washed yellow).
+        # Only now a tile is known: a faint tint or the floor's own hue is no evidence of
+        # one on its own, but inside a tile it names the species where glare washed the
+        # cell (the floor's hue can only be a washed yellow).
         filled = [
-            g or tinted[i] or ("Y" if yellow[i] else "?")
+            g or (tinted[i] if washed[i] else None) or ("Y" if yellow[i] else "?")
             for i, g in zip(slot, guesses, strict=True)
         ]
         if slot_possible(filled):
