@@ -609,6 +609,25 @@ def test_the_arm_follows_its_own_colour_where_light_took_it_out_of_skin() -> Non
     assert mask is not None and not mask[330, 400]
 
 
+def test_skin_over_the_grid_is_an_arm_only_when_a_broad_way_leads_out() -> None:
+    # No skin where the arm crosses the sheet (shaded: no known colour), broad lit skin
+    # over the grid.  Joined to the view's edge by the arm's own breadth it is an arm;
+    # joined only by a wall's thin line of no known colour it is a pale tile.
+    layout = CanonicalLayout(PROFILE)
+    width, height = layout.size_px
+    classes = np.full((height, width), PixelClass.NEUTRAL, np.uint8)
+    skin = np.zeros((height, width), bool)
+    classes[300:350, 0:200] = PixelClass.UNKNOWN  # the arm over the sheet, in its shade
+    skin[300:350, 200:420] = True  # ... and lit over the grid
+    classes[300:350, 200:420] = PixelClass.R
+    lab = np.full((height, width, 3), 128, np.uint8)
+    mask = hand_mask(classes, skin, skin, layout, lab)
+    assert mask is not None and mask[325, 400]
+    classes[300:350, 0:200] = PixelClass.NEUTRAL
+    classes[322:326, 0:200] = PixelClass.UNKNOWN  # a thin line where the arm was
+    assert hand_mask(classes, skin, skin, layout, lab) is None
+
+
 def test_reach_around_the_arm_is_measured_in_millimetres() -> None:
     layout = CanonicalLayout(PROFILE)
     width, height = layout.size_px

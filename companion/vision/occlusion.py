@@ -40,6 +40,9 @@ ARM_ALIKE_AB = 10.0
 # floor's chroma: up to about a hand's width (mm) from the part of an arm that was found,
 # such a cell proves nothing (see :func:`within_reach`).
 LIT_SKIN_REACH_MM = 60.0
+# A broad stretch on the sheet is an arm's only when this share of it is lit skin (the
+# rest: holes of no known colour that glare and shading leave in skin).
+SKIN_SHARE_MIN = 0.3
 # Connected regions are found on a view reduced by this factor (a hand is large).
 REDUCE = 2
 
@@ -65,12 +68,11 @@ def hand_mask(
     coloured = (small >= PixelClass.B) & (small <= PixelClass.R)
     ring, outer = layout.ring_mask[::REDUCE, ::REDUCE], layout.outer_mask[::REDUCE, ::REDUCE]
     patch = (skin[::REDUCE, ::REDUCE] & ring) | (coloured & outer)
-    found = _u8(cv2.morphologyEx(patch.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)))
     min_px = HAND_MIN_AREA_MM2 * s * s
-    if cv2.countNonZero(found) < min_px:
-        return None  # not even all of it together would make a hand
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(found, connectivity=8)
-    seeds = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= min_px]
+    n, labels, seeds = _patches(patch, min_px)
+    if not seeds:
+        # No patch on the sheet: an arm may still show its skin over the grid only.
+        n, labels, seeds = _patches(_skin_reaching_in(small, skin[::REDUCE, ::REDUCE], s), min_px)
     if not seeds:
         return None
     grow = skin_any[::REDUCE, ::REDUCE].astype(np.uint8)
@@ -103,6 +105,57 @@ def hand_mask(
     region = _u8(cv2.dilate(region, kernel))
     full = cv2.resize(region, (skin.shape[1], skin.shape[0]), interpolation=cv2.INTER_NEAREST)
     return np.asarray(full > 0, dtype=bool)
+
+
+def _patches(patch: NDArray[np.bool_], min_px: float) -> tuple[int, NDArray[np.int32], list[int]]:
+    """The connected parts of ``patch`` (cleaned of single pixels): their count, labels,
+    and those of them as large as ``min_px``."""
+    found = _u8(cv2.morphologyEx(patch.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)))
+    if cv2.countNonZero(found) < min_px:
+        return 0, np.zeros(found.shape, np.int32), []  # not even all of it makes a hand
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(found, connectivity=8)
+    seeds = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= min_px]
+    return n, np.asarray(labels, np.int32), seeds
+
+
+def _skin_reaching_in(
+    classes: NDArray[np.uint8], skin: NDArray[np.bool_], px_per_mm: float
+) -> NDArray[np.bool_]:
+    """Broad stretches of lit skin anywhere on the sheet that reach the view's edge
+    through a way as broad of pixels that are not bare sheet: an arm whose skin leaves
+    the skin colours where it crosses the sheet (in its own shade, or lit from the side)
+    but shows them over the grid.  A pale tile is neither as broad as a hand across nor
+    joined to the edge: bare sheet surrounds the grid.
+
+    Glare and the arm's own shading leave holes of no known colour in its skin: they
+    count towards its breadth, but most of a stretch must be skin."""
+    width = max(int(HAND_MIN_WIDTH_MM * px_per_mm), 1) | 1
+    candidate = skin | (classes == PixelClass.UNKNOWN)
+    broad = _u8(cv2.morphologyEx(candidate.astype(np.uint8), cv2.MORPH_OPEN, _disc(width)))
+    if not broad.any():
+        return np.zeros(skin.shape, dtype=bool)
+    n, parts = cv2.connectedComponents(broad, connectivity=8)
+    parts = np.asarray(parts, np.int32)
+    sizes = np.bincount(parts.ravel(), minlength=n)
+    skin_px = np.bincount(parts[skin], minlength=n)
+    skinned = skin_px >= SKIN_SHARE_MIN * sizes
+    skinned[0] = False
+    stretches: NDArray[np.bool_] = skinned[parts]
+    if not stretches.any():
+        return stretches
+    # The way out must be as broad as an arm too: the grid's walls and the view's rim are
+    # thin lines of no known colour that would join every tile to the edge.
+    foreign = _u8(
+        cv2.morphologyEx(_u8(classes != PixelClass.NEUTRAL), cv2.MORPH_OPEN, _disc(width))
+    )
+    foreign |= _u8(stretches)
+    n2, joined = cv2.connectedComponents(foreign, connectivity=8)
+    joined = np.asarray(joined, np.int32)
+    edge = np.zeros(n2, dtype=bool)
+    for border in (joined[0], joined[-1], joined[:, 0], joined[:, -1]):
+        edge[border] = True
+    edge[0] = False
+    return np.asarray(stretches & edge[joined], dtype=np.bool_)
 
 
 def _with_arm_beside(

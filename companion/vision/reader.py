@@ -201,14 +201,13 @@ class BoardReader:
         )
         cells = fill_covered_cells(cells, fractions, self.profile, self.cell_rules)
         cells = fill_open_slots(cells, fractions, self.profile, self.cell_rules)
+        edge_min = self.outlines.rules.edge_min
+
+        def shows_edge(slot: tuple[int, ...]) -> bool:
+            edge = self.outlines.strongest_edge(frame_bgr, loc.homography, slot)
+            return edge >= edge_min
+
         if hand is None:
-            # Skin has a pale red's hue: with an arm in view, its cells are left unread.
-            edge_min = self.outlines.rules.edge_min
-
-            def shows_edge(slot: tuple[int, ...]) -> bool:
-                edge = self.outlines.strongest_edge(frame_bgr, loc.homography, slot)
-                return edge >= edge_min
-
             cells = fill_pastel_slots(
                 cells, colour, floor, self.colours, self.profile, self.pastel_rules, shows_edge
             )
@@ -217,9 +216,17 @@ class BoardReader:
             for i in skin_toned_red(lab, classes, self.layout.cell_labels):
                 cells[i] = "?"
             reach = within_reach(hand, self.layout.px_per_mm, LIT_SKIN_REACH_MM)
-            cells = doubt_clipped_floor(
-                cells, colour, _cells_covered(reach, self._cell_pixels, 0.0)
+            near = _cells_covered(reach, self._cell_pixels, 0.0)
+            cells = doubt_clipped_floor(cells, colour, near)
+            # Skin has a pale red's hue: glare-washed tiles are read only in the slots
+            # beyond the arm's reach.
+            pastel = fill_pastel_slots(
+                cells, colour, floor, self.colours, self.profile, self.pastel_rules, shows_edge
             )
+            for slot in self.profile.slots:
+                if not near.intersection(slot):
+                    for i in slot:
+                        cells[i] = pastel[i]
         if fitted is not None:
             # The arm was found under the single balance, but the second lamp may be real
             # as well: a colour one balance shows and the other does not may be the
