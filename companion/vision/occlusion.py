@@ -79,7 +79,7 @@ def hand_mask(
     grow = _u8(cv2.morphologyEx(grow, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)))
     # A hand is broad; the board's walls and pieces near it are narrow: an opening keeps
     # the region from running along a wall lit by the skin's warm light.
-    width = max(int(HAND_MIN_WIDTH_MM * s), 1) | 1
+    width = _hand_width_px(s)
     grow = _u8(cv2.morphologyEx(grow, cv2.MORPH_OPEN, _disc(width)))
     n2, labels2 = cv2.connectedComponents(grow, connectivity=8)
     chosen = np.zeros(n, dtype=bool)
@@ -129,7 +129,7 @@ def _skin_reaching_in(
 
     Glare and the arm's own shading leave holes of no known colour in its skin: they
     count towards its breadth, but most of a stretch must be skin."""
-    width = max(int(HAND_MIN_WIDTH_MM * px_per_mm), 1) | 1
+    width = _hand_width_px(px_per_mm)
     candidate = skin | (classes == PixelClass.UNKNOWN)
     broad = _u8(cv2.morphologyEx(candidate.astype(np.uint8), cv2.MORPH_OPEN, _disc(width)))
     if not broad.any():
@@ -150,12 +150,9 @@ def _skin_reaching_in(
     )
     foreign |= _u8(stretches)
     n2, joined = cv2.connectedComponents(foreign, connectivity=8)
-    joined = np.asarray(joined, np.int32)
-    edge = np.zeros(n2, dtype=bool)
-    for border in (joined[0], joined[-1], joined[:, 0], joined[:, -1]):
-        edge[border] = True
-    edge[0] = False
-    return np.asarray(stretches & edge[joined], dtype=np.bool_)
+    rim = np.ones(skin.shape, dtype=bool)
+    rim[1:-1, 1:-1] = False
+    return stretches & _parts_touching(np.asarray(joined, np.int32), n2, rim)
 
 
 def _with_arm_beside(
@@ -174,7 +171,7 @@ def _broad_parts_joining(
 ) -> NDArray[np.uint8]:
     """``region`` with the ``candidates`` that form, together with it, pieces as broad as a
     hand: a wall or a thin line of them does not carry the region further."""
-    width = max(int(HAND_MIN_WIDTH_MM * px_per_mm), 1) | 1
+    width = _hand_width_px(px_per_mm)
     joined = candidates.astype(np.uint8) | region
     broad = _u8(cv2.morphologyEx(joined, cv2.MORPH_OPEN, _disc(width)))
     n, parts = cv2.connectedComponents(broad | region, connectivity=8)
@@ -280,6 +277,12 @@ def _centred_runs(data: bytes, shape: tuple[int, ...]) -> tuple[int, ...] | None
             return None
         halves.append(int(ones[-1]) - middle)
     return tuple(halves)
+
+
+def _hand_width_px(px_per_mm: float) -> int:
+    """A hand's least width (HAND_MIN_WIDTH_MM) in pixels, odd: an opening by a disc this
+    wide keeps only what is as broad as a hand."""
+    return max(int(HAND_MIN_WIDTH_MM * px_per_mm), 1) | 1
 
 
 def _disc(diameter_px: int) -> NDArray[np.uint8]:

@@ -16,7 +16,7 @@ Inside such a slot a cell at the floor's own hue is no floor: the cream floor is
 yellow, and glare takes a yellow tile straight to it, where the other species arrive from
 their own side of the hue circle (green nearest) or lose their hue to white.
 
-Skin shares a pale red's hue, so this pass runs only while no arm is in view.
+Skin shares a pale red's hue, so no slot within reach of an arm's skin is read this way.
 """
 
 from __future__ import annotations
@@ -175,10 +175,14 @@ def fill_pastel_slots(
     profile: BoardProfile,
     rules: PastelRules,
     shows_edge: Callable[[tuple[int, ...]], bool] = lambda slot: False,
+    beside_arm: frozenset[int] = frozenset(),
 ) -> list[str]:
     """Unread cells of slots that hold a tile, read from their mean colour where glare
     left too few pixels of it in any class.  ``shows_edge`` tells whether a slot's
-    outline shows a tile's edge (:class:`~companion.vision.outline.SlotOutlines`)."""
+    outline shows a tile's edge (:class:`~companion.vision.outline.SlotOutlines`).
+
+    Skin has a pale red's hue: a slot with a cell ``beside_arm`` (within reach of an
+    arm's lit skin) is left as it is."""
     expected = floor.expected(colour.lightness)
     seen = pastel_species(colour, expected, model, rules)
     tinted = tinted_species(colour, expected, model, rules)
@@ -189,7 +193,7 @@ def fill_pastel_slots(
     out = list(cells)
     for slot in profile.slots:
         chars = [out[i] for i in slot]
-        if "?" not in chars or "." in chars:
+        if "?" not in chars or "." in chars or beside_arm.intersection(slot):
             continue
         # Evidence of a tile needs glare on the cell: a tint in the shade may be a shadow's.
         guesses = [

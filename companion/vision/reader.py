@@ -207,26 +207,17 @@ class BoardReader:
             edge = self.outlines.strongest_edge(frame_bgr, loc.homography, slot)
             return edge >= edge_min
 
-        if hand is None:
-            cells = fill_pastel_slots(
-                cells, colour, floor, self.colours, self.profile, self.pastel_rules, shows_edge
-            )
-        else:
+        near: frozenset[int] = frozenset()  # cells within reach of an arm's lit skin
+        if hand is not None:
             cells = _hide(cells, hidden)
             for i in skin_toned_red(lab, classes, self.layout.cell_labels):
                 cells[i] = "?"
             reach = within_reach(hand, self.layout.px_per_mm, LIT_SKIN_REACH_MM)
             near = _cells_covered(reach, self._cell_pixels, 0.0)
             cells = doubt_clipped_floor(cells, colour, near)
-            # Skin has a pale red's hue: glare-washed tiles are read only in the slots
-            # beyond the arm's reach.
-            pastel = fill_pastel_slots(
-                cells, colour, floor, self.colours, self.profile, self.pastel_rules, shows_edge
-            )
-            for slot in self.profile.slots:
-                if not near.intersection(slot):
-                    for i in slot:
-                        cells[i] = pastel[i]
+        cells = fill_pastel_slots(
+            cells, colour, floor, self.colours, self.profile, self.pastel_rules, shows_edge, near
+        )
         if fitted is not None:
             # The arm was found under the single balance, but the second lamp may be real
             # as well: a colour one balance shows and the other does not may be the
