@@ -4,13 +4,20 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import cv2
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 from companion.boards import load_profile
 from companion.vision.reader import BoardReader
 from companion.vision.render import Photo, Shot, random_state, render
-from companion.vision.silhouettes import SilhouetteRules
+from companion.vision.silhouettes import (
+    _OUTLINE_AND_WAIST,
+    MEEPLE_OUTLINE,
+    MEEPLE_PARTS,
+    SilhouetteRules,
+)
 
 PROFILE = load_profile("troia")
 NEVER = SilhouetteRules(margin_mm2=float("inf"), agreed_margin_mm2=float("inf"))
@@ -93,3 +100,23 @@ def test_a_prediction_the_direct_measures_lean_to_needs_a_smaller_margin(seed: i
     agreed = BoardReader(PROFILE).read(photo.image).state
     assert agreed is not None
     assert agreed.workers == photo.state.workers
+
+
+def test_the_convex_parts_of_the_meeple_make_up_its_outline() -> None:
+    """Each part is drawn as one convex hull, so each must be convex, and together they
+    must cover the outline and nothing beside it."""
+    scale = 400
+    to_px = np.array([scale / 2, 0.0])
+
+    def pixels(points: NDArray[np.float64]) -> NDArray[np.int32]:
+        return np.asarray(np.round(points * scale + to_px), dtype=np.int32)
+
+    outline = np.zeros((scale + 1, scale + 1), np.uint8)
+    cv2.fillPoly(outline, [pixels(MEEPLE_OUTLINE)], 1)
+    parts = np.zeros_like(outline)
+    for part in MEEPLE_PARTS:
+        corners = pixels(_OUTLINE_AND_WAIST[list(part)])
+        assert cv2.isContourConvex(corners), part
+        cv2.fillConvexPoly(parts, corners, 1)
+    differ = np.count_nonzero(outline != parts)
+    assert differ <= 0.01 * np.count_nonzero(outline)

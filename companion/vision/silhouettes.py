@@ -52,18 +52,24 @@ MEEPLE_OUTLINE = np.array(
         (-0.3, 0.48),
     ]
 )
-_FOLLOWING = np.roll(np.arange(len(MEEPLE_OUTLINE)), -1)  # each outline point's next
-# Each side quad of an extruded outline (front point, its next, the next's and the point's
-# back), as indices into the front face followed by the back face.
-_SIDE_QUADS = np.stack(
-    [
-        np.arange(len(MEEPLE_OUTLINE)),
-        _FOLLOWING,
-        _FOLLOWING + len(MEEPLE_OUTLINE),
-        np.arange(len(MEEPLE_OUTLINE)) + len(MEEPLE_OUTLINE),
-    ],
-    axis=1,
+# The same outline cut into convex parts (left leg, right leg, arms and chest, head), as
+# indices into it; WAIST is the point between the legs at the height of the hips.  Each
+# part extruded through the piece's depth is a convex solid, and a central projection
+# keeps it convex: its silhouette is the convex hull of its corners' images, one fill.
+WAIST = len(MEEPLE_OUTLINE)
+_OUTLINE_AND_WAIST = np.vstack([MEEPLE_OUTLINE, [(0.0, 0.48)]])
+MEEPLE_PARTS = (
+    (0, 1, 2, WAIST, 15),
+    (2, 3, 4, 5, WAIST),
+    (15, 5, 6, 7, 13, 14),
+    (12, 8, 9, 10, 11),
 )
+# Every part's corners, front face then back, one part after another (indices into the
+# front face followed by the back face), and where each part's run of them starts.
+_PART_CORNERS = np.array(
+    [i + face * len(_OUTLINE_AND_WAIST) for part in MEEPLE_PARTS for face in (0, 1) for i in part]
+)
+_PART_STARTS = np.cumsum([0, *(2 * len(part) for part in MEEPLE_PARTS)]).tolist()
 YAWS = np.linspace(0.0, math.pi, 8, endpoint=False)  # the outline is symmetric under a half turn
 # Cost of one pixel: predicted label (floor, then the four species) x observed class.
 # Faces too dark for colour fit a piece nearly as well as its colour, and fit the floor (a
@@ -246,27 +252,24 @@ class _Fitter:
         return [self._drawn[key] for key in keys]
 
     def _project(self, line: int, piece: PieceSize, yaws: list[float]) -> list[NDArray[np.bool_]]:
-        """One silhouette per yaw, every outline point projected in one pass: the masks
-        are drawn one by one, but the per-call cost of the projection is paid once."""
+        """One silhouette per yaw, every corner projected in one pass: the masks are drawn
+        one by one, but the per-call cost of the projection is paid once."""
         base = np.asarray(self.geometry.worker_space_centre_mm(line), dtype=np.float64)
-        faces = [_outline_offsets(piece, yaw) for yaw in yaws]
-        offsets = np.concatenate([offsets for offsets, _ in faces])
-        heights = np.concatenate([heights for _, heights in faces])
+        solids = [_outline_offsets(piece, yaw) for yaw in yaws]
+        offsets = np.concatenate([offsets for offsets, _ in solids])
+        heights = np.concatenate([heights for _, heights in solids])
         seen = self.pose.seen_at(base + offsets, heights)  # front and back faces at once
         # Pixel coordinates with two fractional bits (cv2's ``shift``).
-        rings = np.round((seen * self.s - 0.5 - self.origin) * 4).astype(np.int32)
-        rings = rings.reshape(len(yaws), 2 * len(MEEPLE_OUTLINE), 2)
-        # The sides joining the two faces, edge by edge (each quad is convex).
-        sides = np.ascontiguousarray(rings[:, _SIDE_QUADS])
+        corners = np.round((seen * self.s - 0.5 - self.origin) * 4).astype(np.int32)
+        corners = corners.reshape(len(yaws), 2 * len(_OUTLINE_AND_WAIST), 2)
+        by_part = np.ascontiguousarray(corners[:, _PART_CORNERS])
+        spans = list(itertools.pairwise(_PART_STARTS))
         masks = []
-        half = len(MEEPLE_OUTLINE)
         for k in range(len(yaws)):
             mask = np.zeros(self.seen.shape, dtype=np.uint8)
-            for face in (rings[k, :half], rings[k, half:]):
-                # One call each: a single call would leave their overlap empty.
-                cv2.fillPoly(mask, [face], 1, cv2.LINE_8, shift=2)
-            for quad in sides[k]:
-                cv2.fillConvexPoly(mask, quad, 1, cv2.LINE_8, shift=2)
+            for start, stop in spans:  # one call each: a single call leaves overlaps empty
+                hull = cv2.convexHull(by_part[k, start:stop])
+                cv2.fillConvexPoly(mask, hull, 1, cv2.LINE_8, shift=2)
             masks.append(mask.view(bool))
         return masks
 
@@ -275,12 +278,13 @@ class _Fitter:
 def _outline_offsets(
     piece: PieceSize, yaw: float
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """The outline's front then back face, as offsets (mm) from the piece's base on the
-    board, and each point's height: the same for every space, frame and camera."""
+    """The outline's front then back face (with the waist point), as offsets (mm) from the
+    piece's base on the board, and each point's height: the same for every space, frame
+    and camera."""
     across = np.array([math.cos(yaw), math.sin(yaw)])
     through = np.array([-math.sin(yaw), math.cos(yaw)]) * (piece.depth_mm / 2)
-    middle = (MEEPLE_OUTLINE[:, :1] * piece.width_mm) * across
-    heights = MEEPLE_OUTLINE[:, 1] * piece.height_mm
+    middle = (_OUTLINE_AND_WAIST[:, :1] * piece.width_mm) * across
+    heights = _OUTLINE_AND_WAIST[:, 1] * piece.height_mm
     offsets = np.concatenate([middle + through, middle - through])
     offsets.setflags(write=False)
     both = np.concatenate([heights] * 2)
