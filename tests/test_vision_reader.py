@@ -78,22 +78,6 @@ def test_a_tile_washed_pale_by_glare_is_never_read_empty() -> None:
         assert confident_wrong_cells(reading.state, truth) == []
 
 
-def test_a_tile_the_balance_lifts_to_the_limit_is_never_read_empty() -> None:
-    # Washed towards white, a tile stays short of the sensor's limit but the white
-    # balance lifts two of its channels to it: then its colour is the floor's brightened
-    # (these two frames read 19 and 8 such cells as empty).
-    white = np.array([250.0, 250.0, 250.0])
-    for seed in (22, 25):
-        truth = random_state(PROFILE, np.random.default_rng(seed + 7_919))
-        photo = render(PROFILE, truth, Shot(seed))
-        tiles = [s for s in PROFILE.slots if truth.cells[s[0]] != "."]
-        tiles = tiles[: len(tiles) // 4]
-        image = wash_slots(photo.image, photo.homography, PROFILE, tiles, white, 0.6)
-        reading = BoardReader(PROFILE).read(image)
-        assert reading.state is not None, reading.error
-        assert confident_wrong_cells(reading.state, truth) == [], seed
-
-
 def test_one_marker_covered_still_locates(photos) -> None:  # type: ignore[no-untyped-def]
     photo = photos[0]
     for marker in range(4):

@@ -141,27 +141,14 @@ class CellColour:
 
     @classmethod
     def measure(
-        cls,
-        lab: NDArray[np.uint8],
-        raw: NDArray[np.uint8],
-        windows: CellWindows,
-        balanced: NDArray[np.uint8] | None = None,
+        cls, lab: NDArray[np.uint8], raw: NDArray[np.uint8], windows: CellWindows
     ) -> CellColour:
-        """``raw`` is the view as the sensor gave it and ``balanced`` the same view after the
-        white balance, if any: a channel the balance lifts to the limit has lost its shade
-        as surely as one the sensor clipped, so a cell is washed out when two channels
-        reach the limit in either."""
         means = windows.means(lab)
-        box = np.ascontiguousarray(raw[windows.box])
-        either = box
-        if balanced is not None:  # each channel as high as it is in either view
-            either = np.asarray(cv2.max(box, balanced[windows.box]), dtype=np.uint8)
-        blue, green, red = cv2.split(either)
         # Two channels at the limit: the middle of the three is at the limit.
+        blue, green, red = cv2.split(np.ascontiguousarray(raw[windows.box]))
         middle = cv2.max(cv2.min(blue, green), cv2.min(cv2.max(blue, green), red))
         _, at_limit = cv2.threshold(middle, SENSOR_LIMIT - 1, 1, cv2.THRESH_BINARY)
         washed = windows.means_in_box(np.asarray(at_limit, dtype=np.uint8))[:, 0]
-        blue, green, red = cv2.split(box)  # any channel clipped: by the sensor only
         brightest = cv2.max(cv2.max(blue, green), red)
         _, any_limit = cv2.threshold(brightest, SENSOR_LIMIT - 1, 1, cv2.THRESH_BINARY)
         clipped = windows.means_in_box(np.asarray(any_limit, dtype=np.uint8))[:, 0]
