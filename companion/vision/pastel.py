@@ -108,7 +108,7 @@ def pastel_species(
     """Per cell, the species its mean colour shows through glare, or ``None``."""
     ea, eb = expected
     step_a, step_b = colour.a - ea, colour.b - eb
-    offset = _off_floor(colour, expected)
+    offset = np.hypot(step_a, step_b)
     chroma = np.hypot(colour.a, colour.b)
     hue = _angle(colour.a, colour.b)
     step_hue = _angle(step_a, step_b)

@@ -65,11 +65,13 @@ MEEPLE_PARTS = (
     (12, 8, 9, 10, 11),
 )
 # Every part's corners, front face then back, one part after another (indices into the
-# front face followed by the back face), and where each part's run of them starts.
+# front face followed by the back face), and where each part's run of them starts and ends.
 _PART_CORNERS = np.array(
     [i + face * len(_OUTLINE_AND_WAIST) for part in MEEPLE_PARTS for face in (0, 1) for i in part]
 )
-_PART_STARTS = np.cumsum([0, *(2 * len(part) for part in MEEPLE_PARTS)]).tolist()
+_PART_SPANS = tuple(
+    itertools.pairwise(np.cumsum([0, *(2 * len(part) for part in MEEPLE_PARTS)]).tolist())
+)
 YAWS = np.linspace(0.0, math.pi, 8, endpoint=False)  # the outline is symmetric under a half turn
 # Cost of one pixel: predicted label (floor, then the four species) x observed class.
 # Faces too dark for colour fit a piece nearly as well as its colour, and fit the floor (a
@@ -263,11 +265,10 @@ class _Fitter:
         corners = np.round((seen * self.s - 0.5 - self.origin) * 4).astype(np.int32)
         corners = corners.reshape(len(yaws), 2 * len(_OUTLINE_AND_WAIST), 2)
         by_part = np.ascontiguousarray(corners[:, _PART_CORNERS])
-        spans = list(itertools.pairwise(_PART_STARTS))
         masks = []
         for k in range(len(yaws)):
             mask = np.zeros(self.seen.shape, dtype=np.uint8)
-            for start, stop in spans:  # one call each: a single call leaves overlaps empty
+            for start, stop in _PART_SPANS:  # one call each: a single call leaves overlaps empty
                 hull = cv2.convexHull(by_part[k, start:stop])
                 cv2.fillConvexPoly(mask, hull, 1, cv2.LINE_8, shift=2)
             masks.append(mask.view(bool))
