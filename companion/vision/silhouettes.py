@@ -100,6 +100,10 @@ class SilhouetteRules:
     # ... and when its own disagreement stays within this share of the pixels judged.
     misfit_max: float = 0.3
     reach_mm: float = 14.0  # how far beyond a piece's swept axis its window extends
+    # An unread neighbour is tried in a colour only when its best-fitting silhouette shows
+    # this much of that colour (mm²): painting a colour where none is seen only adds
+    # disagreement, and each colour dropped saves a factor in the combinations weighed.
+    neighbour_colour_min_mm2: float = 1.0
 
 
 def decide(
@@ -160,8 +164,10 @@ def rank(
         if j in far and (code == "?" or len(code) == 1):
             valid &= ~fitter.reach(j)  # a piece of unknown colour or size further off
             continue
-        if code == "?":  # a neighbour unread: it may be empty, or any piece
-            options.append([None, *(fitter.fit(j, c, z) for c in "BGYR" for z in "vd")])
+        if code == "?":  # a neighbour unread: it may be empty, or any piece it shows
+            fits = (fitter.fit(j, c, z) for c in "BGYR" for z in "vd")
+            shown_min = rules.neighbour_colour_min_mm2 * px_per_mm * px_per_mm
+            options.append([None, *(m for m in fits if m.shown >= shown_min)])
             continue
         sizes = "vd" if len(code) == 1 else code[1]
         options.append([fitter.fit(j, code[0], size) for size in sizes])
@@ -189,6 +195,7 @@ class _Mask(NamedTuple):
     distance: float  # of its base from the camera's ground point: the nearer is in front
     label: int  # its PixelClass
     pixels: NDArray[np.bool_]
+    shown: int  # pixels of its colour seen within it
 
 
 class _Fitter:
@@ -229,7 +236,8 @@ class _Fitter:
         base = np.asarray(self.geometry.worker_space_centre_mm(line))
         distance = float(np.linalg.norm(base - np.asarray(self.pose.ground_mm)))
         assert best_mask is not None
-        return _Mask(distance, label, best_mask)
+        shown = int(np.count_nonzero((self.seen == label) & self.valid & best_mask))
+        return _Mask(distance, label, best_mask, shown)
 
     def cost(self, pieces: list[_Mask]) -> tuple[float, float]:
         """Pixels (weighted) that disagree with these pieces, and the pixels judged."""
