@@ -107,6 +107,32 @@ def test_a_missed_marker_is_found_where_the_others_put_it(photos) -> None:  # ty
         assert locator._search_missing(gray_covered, others, 1.0) == {}
 
 
+def test_the_quick_first_look_puts_markers_where_the_default_look_does(photos) -> None:  # type: ignore[no-untyped-def]
+    """The first look thresholds with one window size only: what it finds must lie at the
+    corners the detector's default windows give, and what it misses is still found."""
+    locator = BoardLocator(PROFILE)
+    for photo in photos:
+        gray = cv2.cvtColor(photo.image, cv2.COLOR_BGR2GRAY)
+        small = cv2.resize(gray, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+        quick = locator._markers(small, 2.0, locator._first_look)
+        default = locator._markers(small, 2.0)
+        assert quick and set(quick) <= set(default)
+        for marker, corners in quick.items():  # within a pixel of the half-size image
+            assert np.abs(corners - default[marker]).max() <= 2.0
+        assert sorted(locator.detect(gray)) == [0, 1, 2, 3]
+
+
+def test_markers_the_quick_look_misses_are_looked_for_with_every_window(photos) -> None:  # type: ignore[no-untyped-def]
+    photo = photos[0]
+    locator = BoardLocator(PROFILE)
+    # A first look that sees none of this board's markers (another dictionary's).
+    blind = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_APRILTAG_36h11)
+    locator._first_look = cv2.aruco.ArucoDetector(blind, cv2.aruco.DetectorParameters())
+    gray = cv2.cvtColor(photo.image, cv2.COLOR_BGR2GRAY)
+    assert locator._markers(gray, 1.0, locator._first_look) == {}
+    assert sorted(locator.detect(gray)) == [0, 1, 2, 3]
+
+
 def test_two_markers_covered_needs_a_previous_view(photos) -> None:  # type: ignore[no-untyped-def]
     photo = photos[1]
     image = cover_marker(photo.image, photo.homography, PROFILE, 0)
