@@ -81,7 +81,7 @@ def test_a_hidden_piece_measured_too_small_is_corrected_by_its_silhouette(seed: 
 
 # Generated frames (seed: space) with a piece touching another of its colour, where the
 # prediction wins by less than its usual margin but the piece's area leans to its size.
-AGREED = {845: 30, 1522: 0}
+AGREED = {1554: 17, 1629: 13}
 
 
 @pytest.mark.parametrize("seed", sorted(AGREED))
