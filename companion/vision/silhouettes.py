@@ -156,6 +156,7 @@ def rank(
     else:
         valid[max(limit - y0, 0) :, :] = False
     fitter = _Fitter(seen, valid, geometry, pose, px_per_mm, window)
+    shown_min = rules.neighbour_colour_min_mm2 * px_per_mm * px_per_mm
     options: list[list[_Mask | None]] = []
     for j in [*near, *far]:
         code = codes[j]
@@ -166,8 +167,7 @@ def rank(
             continue
         if code == "?":  # a neighbour unread: it may be empty, or any piece it shows
             fits = (fitter.fit(j, c, z) for c in "BGYR" for z in "vd")
-            shown_min = rules.neighbour_colour_min_mm2 * px_per_mm * px_per_mm
-            options.append([None, *(m for m in fits if m.shown >= shown_min)])
+            options.append([None, *(m for m in fits if fitter.shown(m) >= shown_min)])
             continue
         sizes = "vd" if len(code) == 1 else code[1]
         options.append([fitter.fit(j, code[0], size) for size in sizes])
@@ -195,7 +195,6 @@ class _Mask(NamedTuple):
     distance: float  # of its base from the camera's ground point: the nearer is in front
     label: int  # its PixelClass
     pixels: NDArray[np.bool_]
-    shown: int  # pixels of its colour seen within it
 
 
 class _Fitter:
@@ -236,8 +235,11 @@ class _Fitter:
         base = np.asarray(self.geometry.worker_space_centre_mm(line))
         distance = float(np.linalg.norm(base - np.asarray(self.pose.ground_mm)))
         assert best_mask is not None
-        shown = int(np.count_nonzero((self.seen == label) & self.valid & best_mask))
-        return _Mask(distance, label, best_mask, shown)
+        return _Mask(distance, label, best_mask)
+
+    def shown(self, piece: _Mask) -> int:
+        """Pixels of the piece's colour seen within its silhouette."""
+        return int(np.count_nonzero((self.seen == piece.label) & self.valid & piece.pixels))
 
     def cost(self, pieces: list[_Mask]) -> tuple[float, float]:
         """Pixels (weighted) that disagree with these pieces, and the pixels judged."""
