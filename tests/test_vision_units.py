@@ -639,22 +639,47 @@ def test_reach_around_the_arm_is_measured_in_millimetres() -> None:
     assert not near[270 - step - 3, 275]
 
 
+def _clipped_beside_an_arm(cells: list[str], clipped_cells: list[int]) -> CellColour:
+    colour = _colour_board(lambda x, y: 0.0, lambda x, y: 0.0)
+    clipped = np.zeros(256)
+    clipped[clipped_cells] = 0.9
+    return CellColour(colour.lightness, colour.a, colour.b, colour.washed_out, clipped)
+
+
+# The first vat's top-left slot, and the slot beside it.
+SLOT, NEXT_SLOT = (0, 1, 16, 17), (2, 3, 18, 19)
+NO_WALLS = np.zeros(256, dtype=bool)
+
+
 def test_beside_an_arm_a_clipped_cell_proves_no_floor() -> None:
     # Lit skin with red clipped shows the floor's chroma in green and blue: beside an arm
     # an empty reading there needs a window with no channel at the limit.
     cells = ["."] * 256
     cells[3] = "R"
-    colour = _colour_board(lambda x, y: 0.0, lambda x, y: 0.0)
-    clipped = np.zeros(256)
-    clipped[[1, 2, 3, 4]] = 0.9
-    clipped[5] = 0.3
-    colour = CellColour(colour.lightness, colour.a, colour.b, colour.washed_out, clipped)
-    out = doubt_clipped_floor(cells, colour, frozenset({1, 3, 5}))
-    assert out[1] == "?"  # near the arm and clipped
-    assert out[2] == "."  # clipped, but far from any arm
+    colour = _clipped_beside_an_arm(cells, [*SLOT, 3, 40])
+    colour.clipped[2] = 0.3
+    near = frozenset({*SLOT, 2, 3})
+    out = doubt_clipped_floor(cells, colour, near, NO_WALLS, PROFILE.slots)
+    assert [out[i] for i in SLOT] == ["?"] * 4  # near the arm and clipped
+    assert out[40] == "."  # clipped, but far from any arm
     assert out[3] == "R"  # only empty readings are doubted
-    assert out[5] == "."  # near, with most of the window unclipped
-    assert out.count("?") == 1
+    assert out[2] == "."  # near, with most of the window unclipped
+    assert out.count("?") == 4
+
+
+def test_beside_an_arm_a_printed_wall_or_a_bare_slot_mate_keeps_the_floor() -> None:
+    cells = ["."] * 256
+    colour = _clipped_beside_an_arm(cells, [*SLOT, *NEXT_SLOT])
+    near = frozenset({*SLOT, *NEXT_SLOT})
+    walls = NO_WALLS.copy()
+    walls[0] = True  # the wall beside the slot's corner cell shows: no arm over it
+    out = doubt_clipped_floor(cells, colour, near, walls, PROFILE.slots)
+    # The corner cell is bare floor, so no tile lies under the rest of its slot.
+    assert [out[i] for i in SLOT] == ["."] * 4
+    assert [out[i] for i in NEXT_SLOT] == ["?"] * 4
+    colour.clipped[19] = 0.0  # one cell of the next slot shows the floor unclipped
+    out = doubt_clipped_floor(cells, colour, near, walls, PROFILE.slots)
+    assert [out[i] for i in NEXT_SLOT] == ["."] * 4
 
 
 def test_a_cell_the_arm_only_grazes_is_still_read() -> None:

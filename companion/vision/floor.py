@@ -12,7 +12,7 @@ such a washed-out cell is never proven empty.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -310,16 +310,34 @@ def prove_empty(
 
 
 def doubt_clipped_floor(
-    cells: list[str], colour: CellColour, near_arm: frozenset[int]
+    cells: list[str],
+    colour: CellColour,
+    near_arm: frozenset[int],
+    walls_shown: NDArray[np.bool_],
+    slots: Sequence[Sequence[int]],
 ) -> list[str]:
-    """Empty cells near an arm become ``?`` where a channel clipped over most of the window.
+    """Empty cells near an arm become ``?`` where a channel clipped over most of the window,
+    unless the printed wall beside them shows or another cell of their slot is proven bare.
 
     Skin and the floor are both warm pale colours that differ most in red; lit until red
     clips, they show the same chroma in what is left, so beside an arm the floor's colour
-    is no proof there.
+    is no proof there.  The wall beside a cell is (an arm over the cell covers it as
+    well), and a tile covers its whole slot: one cell of it seen bare means no tile lies
+    under the others, whatever covers them.
     """
-    doubtful = colour.clipped >= CLIPPED_MIN
-    return ["?" if c == "." and i in near_arm and doubtful[i] else c for i, c in enumerate(cells)]
+    clipped = colour.clipped >= CLIPPED_MIN
+    doubtful = {
+        i
+        for i, c in enumerate(cells)
+        if c == "." and i in near_arm and clipped[i] and not walls_shown[i]
+    }
+    out = list(cells)
+    for slot in slots:
+        bare = any(out[i] == "." and i not in doubtful for i in slot)
+        for i in slot:
+            if i in doubtful and not bare:
+                out[i] = "?"
+    return out
 
 
 def admit_floor(

@@ -40,6 +40,7 @@ from companion.vision.localize import BoardLocator, BoardNotFound, estimate_pose
 from companion.vision.occlusion import LIT_SKIN_REACH_MM, hand_mask, within_reach
 from companion.vision.outline import OutlineRules, SlotOutlines, prove_floor_by_outline
 from companion.vision.pastel import PastelRules, fill_pastel_slots
+from companion.vision.walls import CellWalls, WallRules
 from companion.vision.workers import WorkerRules, read_workers
 
 RECENTRE_MIN = 2  # Lab units of sheet chroma offset worth correcting
@@ -105,6 +106,7 @@ class BoardReader:
         self.worker_rules = WorkerRules()
         self.pastel_rules = PastelRules()
         self.outlines = SlotOutlines(profile, OutlineRules())
+        self.walls = CellWalls(profile, self.layout.px_per_mm, WallRules())
 
     def _recentre_chroma(self, lab: NDArray[np.uint8]) -> NDArray[np.uint8] | None:
         """The lookup table that moves the whole frame's chroma so the bare sheet sits at
@@ -214,7 +216,8 @@ class BoardReader:
                 cells[i] = "?"
             reach = within_reach(hand, self.layout.px_per_mm, LIT_SKIN_REACH_MM)
             near = _cells_covered(reach, self._cell_pixels, 0.0)
-            cells = doubt_clipped_floor(cells, colour, near)
+            walls = self.walls.shown(view)
+            cells = doubt_clipped_floor(cells, colour, near, walls, self.profile.slots)
         cells = fill_pastel_slots(
             cells, colour, floor, self.colours, self.profile, self.pastel_rules, shows_edge, near
         )
