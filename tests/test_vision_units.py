@@ -12,7 +12,13 @@ import pytest
 from companion.boards import load_profile
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.cells import CELLS, N_CLASSES, CellRules, LabelledPixels, read_cells
-from companion.vision.colour import ColourModel, PixelClass, classify, hex_to_bgr
+from companion.vision.colour import (
+    ColourModel,
+    PixelClass,
+    classify,
+    drop_cool_where_red_clipped,
+    hex_to_bgr,
+)
 from companion.vision.floor import (
     CellColour,
     CellWindows,
@@ -892,3 +898,19 @@ def test_a_piece_the_colour_of_the_light_beside_it_is_unread() -> None:
     out[15] = WorkerObservation("Gd", 300.0, (0.0, 0.0))
     clean = np.full_like(classes, PixelClass.NEUTRAL)
     assert doubt_the_lights_colour(out, clean, layout, rules)[15].code == "Gd"
+
+
+def test_sheet_lit_until_red_clips_is_no_green_piece_and_a_lit_green_piece_stays_green() -> None:
+    # A photoreal frame's sheet under a lamp's glow: red clipped in the camera's pixels,
+    # and after the balance scaled red down, this analysis colour, which is green's.
+    model = ColourModel.from_profile(PROFILE)
+    lab = np.zeros((2, 8, 3), dtype=np.uint8)
+    lab[:] = (247, 112, 147)
+    classes, _, _ = classify(lab, model.lookup_table())
+    assert (classes == PixelClass.G).all()
+    raw = np.zeros((2, 8, 3), dtype=np.uint8)
+    raw[0] = (200, 250, 255)  # the glowing sheet: red at the sensor's limit
+    raw[1] = (150, 240, 200)  # a lit green piece: green strongest, red well short of it
+    drop_cool_where_red_clipped(classes, raw)
+    assert (classes[0] == PixelClass.UNKNOWN).all()
+    assert (classes[1] == PixelClass.G).all()

@@ -20,6 +20,10 @@ from numpy.typing import NDArray
 
 from companion.boards import SPECIES, BoardProfile
 
+# An 8-bit channel at or above this is at the sensor's limit (JPEG and blur keep a true
+# 255 from reading exactly 255).
+SENSOR_LIMIT = 245
+
 # Hue sector (degrees of the Lab a-b angle) between yellow and green into which a bright
 # sheet or floor drifts when its red channel clips.
 CLIPPED_DRIFT_HUE_DEG = (88.0, 125.0)
@@ -257,6 +261,18 @@ def _lightness_bands() -> NDArray[np.uint8]:
 
 
 _BANDS = _lightness_bands()
+
+
+def drop_cool_where_red_clipped(classes: NDArray[np.uint8], view_bgr: NDArray[np.uint8]) -> None:
+    """Green and blue pixels whose red reached the sensor's limit become unknown (in place).
+
+    Red is the weakest channel of both inks, so neither clips it first. A warm bright
+    surface does: the sheet lit until red clips keeps its green and blue, and the balance,
+    scaling red down, turns it green, enough to pass for a piece or an arm on the sheet.
+    """
+    red_clipped = view_bgr[..., 2] >= SENSOR_LIMIT
+    cool = (classes == PixelClass.G) | (classes == PixelClass.B)
+    classes[red_clipped & cool] = PixelClass.UNKNOWN
 
 
 def classify(

@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.boards import GRID, BoardProfile
+from companion.vision.colour import SENSOR_LIMIT
 
 CELLS = GRID * GRID
 FloatArray = NDArray[np.float64]
@@ -37,9 +38,6 @@ FLOOR_FIT_MIN_CELLS = 12
 FLOOR_FIT_ROUNDS = 3
 FLOOR_OUTLIER_SPREAD = 3.0
 FLOOR_OUTLIER_MIN = 1.5
-# An 8-bit channel at or above this is at the sensor's limit (JPEG and blur keep a true
-# 255 from reading exactly 255).
-SENSOR_LIMIT = 245
 # A cell is washed out when this share of its pixels has two or more channels at the limit,
 # and clipped when this share has any.
 WASHED_OUT_MIN = 0.5

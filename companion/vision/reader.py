@@ -25,6 +25,7 @@ from companion.vision.colour import (
     PixelClass,
     bgr_to_ab,
     classify,
+    drop_cool_where_red_clipped,
 )
 from companion.vision.floor import (
     CellColour,
@@ -131,6 +132,7 @@ class BoardReader:
         if shift is not None:
             lab = np.asarray(cv2.LUT(lab, shift), dtype=np.uint8)
         classes, skin, skin_any = classify(lab, self._table)
+        drop_cool_where_red_clipped(classes, view)
         return _Classified(light, lab, shift, classes, skin, skin_any)
 
     def _cells_under(self, region: NDArray[np.bool_] | None) -> int:
