@@ -270,9 +270,11 @@ def drop_cool_where_red_clipped(classes: NDArray[np.uint8], view_bgr: NDArray[np
     surface does: the sheet lit until red clips keeps its green and blue, and the balance,
     scaling red down, turns it green, enough to pass for a piece or an arm on the sheet.
     """
-    red_clipped = view_bgr[..., 2] >= SENSOR_LIMIT
-    cool = (classes == PixelClass.G) | (classes == PixelClass.B)
-    classes[red_clipped & cool] = PixelClass.UNKNOWN
+    # Masks by OpenCV on the whole view: this runs on every frame.  Blue and green are
+    # neighbouring classes, so one range takes both.
+    red_clipped = cv2.inRange(cv2.extractChannel(view_bgr, 2), SENSOR_LIMIT, 255)
+    cool = cv2.inRange(classes, int(PixelClass.B), int(PixelClass.G))
+    classes[cv2.bitwise_and(red_clipped, cool).view(bool)] = PixelClass.UNKNOWN
 
 
 def classify(
