@@ -21,8 +21,6 @@ from companion.boards import GRID, BoardProfile
 from companion.vision.colour import hex_to_bgr
 
 CELLS = GRID * GRID
-# Cells along a vat's side: the walls fall between every fourth row and column.
-VAT_SIDE_CELLS = 4
 
 
 @dataclass(frozen=True)
@@ -53,7 +51,6 @@ class CellWalls:
         self.rules = rules
         g = profile.geometry
         s = px_per_mm
-        vat = VAT_SIDE_CELLS
         width = round(g.sheet_mm[0] * s)
         # Distances (px) from a side's edge at which the bands are sampled, a pixel apart.
         floor_at = _distances_px(rules.floor_band_mm, s)
@@ -70,10 +67,9 @@ class CellWalls:
             x0_mm = g.grid_origin_mm[0] + g.cell_start_mm(col)
             y0_mm = g.grid_origin_mm[1] + g.cell_start_mm(row)
             x0, y0 = round(x0_mm * s), round(y0_mm * s)
-            for index, vertical in ((col, True), (row, False)):
+            for vertical in (True, False):
                 for edge_mm, into in ((0.0, 1), (g.cell_mm, -1)):
-                    on_rim = index % vat == (0 if into == 1 else vat - 1)
-                    if not on_rim:
+                    if not _on_rim(profile, row, col, vertical, -into):
                         continue
                     edge = ((x0_mm if vertical else y0_mm) + edge_mm) * s
                     lengthwise = (y0 if vertical else x0) + along
@@ -84,6 +80,8 @@ class CellWalls:
         self._floor_px = np.stack(floor_px)  # sides x positions x band
         self._wall_px = np.stack(wall_px)
         self._owners = np.array(owners, dtype=np.intp)
+        self._rim = np.zeros(CELLS, dtype=bool)
+        self._rim[self._owners] = True
         floor_grey = _grey(hex_to_bgr(profile.colours.vat_floor))
         wall_grey = _grey(hex_to_bgr(profile.colours.wall))
         self.step_min = rules.step_share_min * (1.0 - wall_grey / floor_grey)
@@ -97,10 +95,19 @@ class CellWalls:
         # The step at the side's weakest positions, leaving the share a finger may cross.
         weak = np.quantile(step, 1.0 - self.rules.along_min, axis=1)
         side_shows = weak >= self.step_min
-        shown = np.zeros(CELLS, dtype=bool)
-        shown[np.unique(self._owners)] = True
+        shown = self._rim.copy()
         np.logical_and.at(shown, self._owners, side_shows)
         return shown
+
+
+def _on_rim(profile: BoardProfile, row: int, col: int, vertical: bool, outward: int) -> bool:
+    """Whether a wall lies beside a cell's side: the cell across it (``outward`` -1 or 1
+    along columns when ``vertical``, along rows otherwise) is off the grid or in another
+    vat."""
+    r, c = (row, col + outward) if vertical else (row + outward, col)
+    if not (0 <= r < GRID and 0 <= c < GRID):
+        return True
+    return profile.vat_of_cell[r * GRID + c] != profile.vat_of_cell[row * GRID + col]
 
 
 def _distances_px(band_mm: tuple[float, float], px_per_mm: float) -> NDArray[np.float64]:
