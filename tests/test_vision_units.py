@@ -42,15 +42,18 @@ from companion.vision.occlusion import hand_mask, within_reach
 from companion.vision.reader import SKIN_SATURATION_MAX, skin_toned_red
 from companion.vision.render import Shot, random_camera
 from companion.vision.workers import (
+    PieceMeasure,
     WorkerObservation,
     WorkerRules,
     _discs,
+    _size_each_piece,
     doubt_the_lights_colour,
     expected_area,
     frame_boundary,
     one_dominus_per_colour,
     read_workers,
     size_evidence,
+    width_evidence,
 )
 
 PROFILE = load_profile("troia")
@@ -159,6 +162,38 @@ def test_from_a_slant_the_reach_of_the_top_tells_the_size() -> None:
     # Straight down there is no reach to speak of: only the area counts.
     assert size_evidence(-0.3, 0.0, 0.0, g.vilicus, g.dominus, rules) < 0
     assert size_evidence(0.3, 0.0, 0.0, g.vilicus, g.dominus, rules) > 0
+
+
+def test_a_piece_standing_apart_as_wide_as_a_dominus_is_one() -> None:
+    # Across the lean a piece shows its footprint, turned any way: a vilicus measures at
+    # most its diagonal, so a width beyond it is a dominus's, but only where no piece of
+    # the same (or an unsure) colour stands beside it to widen it.
+    g, rules = PROFILE.geometry, WorkerRules()
+    layout = CanonicalLayout(PROFILE)
+    s = layout.px_per_mm
+    widest = math.hypot(g.vilicus.width_mm, g.vilicus.depth_mm) + 1 / s
+    for across in (g.vilicus.depth_mm, g.vilicus.width_mm, widest):
+        assert width_evidence(across, g.vilicus, g.dominus, s) == 0.0
+    assert width_evidence(g.dominus.width_mm, g.vilicus, g.dominus, s) == pytest.approx(1.0)
+    assert 0.0 < width_evidence((widest + g.dominus.width_mm) / 2, g.vilicus, g.dominus, s) < 1.0
+
+    line, beside = 14, 15
+    leans = [(0.0, 0.0)] * 32  # straight down: only the area and the width speak
+    area_score = -0.5 * rules.area_span  # a little small, as a shaded dominus can look
+
+    def size(across: float, neighbour: str | None) -> str | None:
+        codes: list[str | None] = [None] * 32
+        codes[line], codes[beside] = "B", neighbour
+        measures = {line: PieceMeasure(250.0, across, False, 0.0, False)}
+        scores = {line: area_score, beside: area_score}
+        out = _size_each_piece(layout, codes, measures, leans, scores, 0.0, rules)
+        return out[line].code
+
+    assert size(g.vilicus.width_mm, None) == "Bv"
+    assert size(g.dominus.width_mm, None) == "Bd"
+    assert size(g.dominus.width_mm, "G") == "Bd"
+    assert size(g.dominus.width_mm, "B") == "Bv"
+    assert size(g.dominus.width_mm, "?") == "Bv"
 
 
 def _one_cell(fractions: dict[PixelClass, float]) -> np.ndarray:

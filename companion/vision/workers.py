@@ -137,6 +137,9 @@ class WorkerRules:
     reach_offset_mm: float = 2.0  # the head's far edge beyond the axis
     reach_spread_mm: float = 0.75  # blur of the reach, added to its scale at no lean
     reach_weight: float = 0.5  # weight of the reach per unit of lean, against the area's 1
+    # Evidence added (score units, where the two sizes sit 2 apart) by a width across the
+    # lean as large as a dominus's: no vilicus measures wider than its footprint's diagonal.
+    width_weight: float = 1.0
     implausible: float = 0.6  # |log area ratio| beyond which a piece is no piece of either size
     # A frame's own boundary: the middle of a gap of at least cluster_gap between its
     # pieces' scores, no further than boundary_shift from the default.
@@ -412,10 +415,15 @@ def _size_each_piece(
         if code is None or code == "?":
             out.append(WorkerObservation(code, 0.0, leans[line]))
             continue
-        area, _, touching, reach, _ = measures.get(line, MISSING)
+        area, across, touching, reach, _ = measures.get(line, MISSING)
         area_score = scores[line] - boundary
         lean = math.hypot(*leans[line])
         score = size_evidence(area_score, reach, lean, g.vilicus, g.dominus, rules)
+        if all(codes[j] not in (code, "?") for j in adjacent(line)):
+            # Only a piece standing apart shows its own width: a piece of its colour (or
+            # one whose colour is unsure) beside it widens it, touching or not.
+            width = width_evidence(across, g.vilicus, g.dominus, layout.px_per_mm)
+            score += rules.width_weight * width
         margin = rules.crowded_margin if touching else rules.size_margin
         if abs(area_score) > rules.implausible:
             # Far smaller or larger than either piece: a neighbour leaning over this space,
@@ -650,6 +658,24 @@ def size_evidence(
     )
     weight = rules.reach_weight * lean
     return (area + weight * reach) / (1 + weight)
+
+
+def width_evidence(
+    across_mm: float, vilicus: PieceSize, dominus: PieceSize, px_per_mm: float
+) -> float:
+    """How far (0 to 1) a piece's width across the lean goes from the widest a vilicus can
+    measure towards a dominus's width.
+
+    Across the lean a standing piece shows its footprint, turned any way: a vilicus
+    measures at most its footprint's diagonal (plus the pixel the width counts), a
+    dominus up to its full width.  A narrower width tells nothing (a dominus turned
+    side on is as narrow as a vilicus), so this is evidence one way only.
+    """
+    widest_vilicus = math.hypot(vilicus.width_mm, vilicus.depth_mm) + 1 / px_per_mm
+    span = dominus.width_mm - widest_vilicus
+    if span <= 0:
+        return 0.0
+    return min(max((across_mm - widest_vilicus) / span, 0.0), 1.0)
 
 
 def frame_boundary(
