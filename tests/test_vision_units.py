@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.boards import load_profile
+from companion.boards import LINES, load_profile
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.cells import CELLS, N_CLASSES, CellRules, LabelledPixels, read_cells
 from companion.vision.colour import (
@@ -178,11 +178,11 @@ def test_a_piece_standing_apart_as_wide_as_a_dominus_is_one() -> None:
     assert 0.0 < width_evidence((widest + g.dominus.width_mm) / 2, g.vilicus, g.dominus, s) < 1.0
 
     line, beside = 14, 15
-    leans = [(0.0, 0.0)] * 32  # straight down: only the area and the width speak
+    leans = [(0.0, 0.0)] * LINES  # straight down: only the area and the width speak
     area_score = -0.5 * rules.area_span  # a little small, as a shaded dominus can look
 
     def size(across: float, neighbour: str | None) -> str | None:
-        codes: list[str | None] = [None] * 32
+        codes: list[str | None] = [None] * LINES
         codes[line], codes[beside] = "B", neighbour
         measures = {line: PieceMeasure(250.0, across, False, 0.0, False)}
         scores = {line: area_score, beside: area_score}

@@ -85,12 +85,17 @@ class Geometry:
         """Top (or left) edge of fish row (or column) ``index`` along one axis."""
         return self.cell_mm * index + self.wall_mm * (index // 4)
 
-    def cell_centre_mm(self, row: int, col: int) -> tuple[float, float]:
-        half = self.cell_mm / 2
+    def cell_corner_mm(self, row: int, col: int) -> tuple[float, float]:
+        """Top-left corner of fish cell (``row``, ``col``) on the sheet."""
         return (
-            self.grid_origin_mm[0] + self.cell_start_mm(col) + half,
-            self.grid_origin_mm[1] + self.cell_start_mm(row) + half,
+            self.grid_origin_mm[0] + self.cell_start_mm(col),
+            self.grid_origin_mm[1] + self.cell_start_mm(row),
         )
+
+    def cell_centre_mm(self, row: int, col: int) -> tuple[float, float]:
+        x, y = self.cell_corner_mm(row, col)
+        half = self.cell_mm / 2
+        return (x + half, y + half)
 
     def worker_space_centre_mm(self, line: int) -> tuple[float, float]:
         """Centre of the printed worker circle of ``line`` (rows 0-15, columns 16-31)."""

@@ -20,9 +20,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.boards import GRID, BoardProfile
+from companion.vision.cells import CELLS
 from companion.vision.colour import SENSOR_LIMIT
 
-CELLS = GRID * GRID
 FloatArray = NDArray[np.float64]
 # Balanced BGR pixels to the reader's analysis Lab (Lab, then chroma re-centring).
 ToAnalysis = Callable[[NDArray[np.uint8]], NDArray[np.uint8]]

@@ -54,11 +54,7 @@ class SlotOutlines:
         g = profile.geometry
         self._origin_mm: dict[int, tuple[float, float]] = {}
         for slot in profile.slots:
-            row, col = divmod(slot[0], GRID)
-            self._origin_mm[slot[0]] = (
-                g.grid_origin_mm[0] + g.cell_start_mm(col),
-                g.grid_origin_mm[1] + g.cell_start_mm(row),
-            )
+            self._origin_mm[slot[0]] = g.cell_corner_mm(*divmod(slot[0], GRID))
         self._side_mm = 2 * g.cell_mm
         self._margin_mm = rules.band_half_mm + rules.line_width_max_mm
         width = round(rules.line_width_max_mm * rules.px_per_mm) | 1

@@ -18,9 +18,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.boards import GRID, BoardProfile
+from companion.vision.cells import CELLS
 from companion.vision.colour import hex_to_bgr
-
-CELLS = GRID * GRID
 
 
 @dataclass(frozen=True)
@@ -64,8 +63,7 @@ class CellWalls:
             row, col = divmod(cell, GRID)
             if profile.vat_of_cell[cell] is None:
                 continue
-            x0_mm = g.grid_origin_mm[0] + g.cell_start_mm(col)
-            y0_mm = g.grid_origin_mm[1] + g.cell_start_mm(row)
+            x0_mm, y0_mm = g.cell_corner_mm(row, col)
             x0, y0 = round(x0_mm * s), round(y0_mm * s)
             for vertical in (True, False):
                 for edge_mm, into in ((0.0, 1), (g.cell_mm, -1)):
