@@ -180,3 +180,46 @@ def test_a_tile_that_cannot_exist_is_not_filled_in() -> None:
     tile = "RBRB"
     colour = _board({i: _washed(c, 0.35) for i, c in zip(SLOT, tile, strict=True)})
     assert _read(colour, ["?"] * 256) == ["?"] * 4
+
+
+def _polar(lightness: float, chroma: float, hue_deg: float) -> tuple[float, float, float]:
+    angle = np.radians(hue_deg)
+    return lightness, chroma * float(np.cos(angle)), chroma * float(np.sin(angle))
+
+
+FLOOR_HUE = float(np.degrees(np.arctan2(MODEL.floor_ab[1], MODEL.floor_ab[0])))
+FLOOR_CHROMA = float(np.hypot(*MODEL.floor_ab))
+
+
+def test_a_washed_yellow_bent_towards_green_inside_a_tile_is_yellow() -> None:
+    # Two reds prove a tile.  Glare bends a glossy yellow towards green while it keeps the
+    # floor's chroma or more; a green that close to the floor's hue has lost its chroma
+    # to white, further round.
+    cells = ["?"] * 256
+    cells[SLOT[0]] = cells[SLOT[1]] = "R"
+    colour = _board(
+        {
+            SLOT[2]: _polar(228.0, 1.2 * FLOOR_CHROMA, FLOOR_HUE + 18.0),
+            SLOT[3]: _polar(228.0, 0.9 * FLOOR_CHROMA, FLOOR_HUE + 24.0),
+        }
+    )
+    assert _read(colour, cells) == ["R", "R", "Y", "?"]
+
+
+def test_yellow_is_looked_for_where_the_floor_beside_it_has_turned() -> None:
+    # A lamp's tint (or red clipped in glare) turns the floor's hue here by 25 degrees
+    # towards green, and a yellow tile's with it: measured against the printed yellow, the
+    # tile would lie outside yellow's hues; against the floor's turn, it is yellow.
+    turn = 25.0
+    floor_here = _polar(228.0, FLOOR_CHROMA, FLOOR_HUE + turn)
+    a = np.full(256, MODEL.floor_ab[0])
+    b = np.full(256, MODEL.floor_ab[1])
+    for i in SLOT:
+        a[i], b[i] = floor_here[1], floor_here[2]
+    turned = FloorModel(
+        a, b, FLOOR.path_lightness, FLOOR.path_da, FLOOR.path_db, FLOOR.light_of_cell
+    )
+    yellow = _polar(228.0, FLOOR_CHROMA + 11.0, FLOOR_HUE + turn + 3.0)
+    colour = _board({i: yellow for i in SLOT})
+    out = fill_pastel_slots(["?"] * 256, colour, turned, MODEL, PROFILE, RULES)
+    assert [out[i] for i in SLOT] == ["Y"] * 4

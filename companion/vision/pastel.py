@@ -65,10 +65,11 @@ class PastelRules:
     # tile mostly yellow, washed) and the slot's outline shows a tile's edge.
     lone_cell_offset_min: float = 12.0
     # Inside a tile, a cell this close to the floor's hue is a washed yellow: on photoreal
-    # glare frames washed yellows lie from 4 degrees on the red side to 22 on the green
-    # side, washed greens from 21 on, reds beyond 28 on the red side.
+    # glare frames washed yellows lie from 7 degrees on the red side to 26 on the green
+    # side; reds lie beyond 28 on the red side, and greens that keep the chroma asked
+    # below (0.7 of the floor's) from 23 on the green side.
     floor_hue_red_side_deg: float = 12.0
-    floor_hue_green_side_deg: float = 15.0
+    floor_hue_green_side_deg: float = 20.0
     # ... and keeps this share of the floor's chroma at least (washed white, it has none).
     floor_chroma_share_min: float = 0.7
     # Inside a slot known to hold a tile, every cell is one of the tile's species: a cell
@@ -113,12 +114,17 @@ def pastel_species(
     hue = _angle(colour.a, colour.b)
     step_hue = _angle(step_a, step_b)
     floor_hue = _angle(ea, eb)
+    # The floor's hue here against its printed hue: a lamp's tint, or a channel clipped in
+    # glare, turns a yellow tile as far as the floor beside it.
+    printed_floor = float(np.degrees(np.arctan2(model.floor_ab[1], model.floor_ab[0])))
+    local_turn = hue_difference(floor_hue, printed_floor)
     candidate = (colour.lightness >= rules.min_lightness) & (offset >= rules.min_floor_offset)
     out: list[str | None] = [None] * len(chroma)
     printed = model.species_hues_deg()
     for letter in SPECIES_ORDER:
         off = hue_difference(hue, printed[letter])
         if letter == "Y":
+            off = hue_difference(off - local_turn, 0.0)
             # Towards green is the direction of increasing hue from yellow.
             inside = (off >= -rules.hue_half_width_deg) & (off <= rules.yellow_drift_deg)
             outward = np.abs(hue_difference(step_hue - floor_hue, 0.0))
