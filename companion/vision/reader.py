@@ -36,6 +36,7 @@ from companion.vision.floor import (
     floor_colour,
     prove_empty,
 )
+from companion.vision.gaps import GapRules, SlotGaps
 from companion.vision.illumination import SheetLight, grouped_medians, sheet_colour, sheet_strips
 from companion.vision.localize import BoardLocator, BoardNotFound, estimate_pose
 from companion.vision.occlusion import LIT_SKIN_REACH_MM, hand_mask, within_reach
@@ -108,6 +109,7 @@ class BoardReader:
         self.pastel_rules = PastelRules()
         self.outlines = SlotOutlines(profile, OutlineRules())
         self.walls = CellWalls(profile, self.layout.px_per_mm, WallRules())
+        self.gaps = SlotGaps(profile, self.layout.px_per_mm, GapRules())
 
     def _recentre_chroma(self, lab: NDArray[np.uint8]) -> NDArray[np.uint8] | None:
         """The lookup table that moves the whole frame's chroma so the bare sheet sits at
@@ -231,6 +233,7 @@ class BoardReader:
             cells = _agreeing(
                 cells, read_cells(other, self.cell_rules, self.profile.bonus_kind, None)
             )
+        cells = self.gaps.doubt_washed_vats(cells, view)
         cells = apply_tile_constraint(cells, self.profile)
         workers = read_workers(
             classes, lab, self.layout, pose, self.worker_rules, self._sheet_lab, hand
