@@ -223,3 +223,17 @@ def test_yellow_is_looked_for_where_the_floor_beside_it_has_turned() -> None:
     colour = _board({i: yellow for i in SLOT})
     out = fill_pastel_slots(["?"] * 256, colour, turned, MODEL, PROFILE, RULES)
     assert [out[i] for i in SLOT] == ["Y"] * 4
+
+
+def test_a_green_tint_where_glare_clipped_two_channels_may_be_a_yellows() -> None:
+    # Two greens prove a tile.  A cell 38 degrees round from yellow towards green is a
+    # washed green's tint, unless two channels clipped there: clipping bends a yellow
+    # about that far, so the cell stays unread.
+    printed_yellow = MODEL.species_hues_deg()["Y"]
+    cells = ["?"] * 256
+    cells[SLOT[0]] = cells[SLOT[1]] = "G"
+    clear = _board({SLOT[2]: _polar(245.0, 1.1 * FLOOR_CHROMA, printed_yellow + 38.0)})
+    washed = np.where(np.arange(256) == SLOT[2], 1.0, 0.0)
+    clipped = CellColour(clear.lightness, clear.a, clear.b, washed, clear.clipped)
+    assert _read(clear, cells)[2] == "G"
+    assert _read(clipped, cells)[2] == "?"

@@ -29,8 +29,8 @@ from numpy.typing import NDArray
 
 from companion.boards import BoardProfile
 from companion.vision.cells import SPECIES_ORDER, slot_possible
-from companion.vision.colour import ColourModel, hue_difference
-from companion.vision.floor import CellColour, FloorModel
+from companion.vision.colour import YELLOW_DRIFT_MAX_DEG, ColourModel, hue_difference
+from companion.vision.floor import CellColour, FloorModel, washed_out
 
 FloatArray = NDArray[np.float64]
 
@@ -103,6 +103,18 @@ def _off_floor(colour: CellColour, expected: Expected) -> FloatArray:
     return np.asarray(np.hypot(colour.a - ea, colour.b - eb), dtype=np.float64)
 
 
+def _maybe_bent_yellow(
+    colour: CellColour, hue: FloatArray, printed: dict[str, float]
+) -> NDArray[np.bool_]:
+    """Cells whose green may be a yellow's: where two channels clipped, glare bends a
+    yellow towards green by as much as YELLOW_DRIFT_MAX_DEG, and the cell's hue lies
+    nearer that bent yellow than green."""
+    bent = np.abs(hue_difference(hue, printed["Y"] + YELLOW_DRIFT_MAX_DEG))
+    return np.asarray(
+        washed_out(colour) & (bent < np.abs(hue_difference(hue, printed["G"]))), dtype=np.bool_
+    )
+
+
 def pastel_species(
     colour: CellColour, expected: Expected, model: ColourModel, rules: PastelRules
 ) -> list[str | None]:
@@ -131,6 +143,8 @@ def pastel_species(
             inside &= outward <= rules.yellow_step_half_width_deg
         else:
             inside = (np.abs(off) <= rules.hue_half_width_deg) & (chroma >= rules.min_chroma)
+        if letter == "G":
+            inside &= ~_maybe_bent_yellow(colour, hue, printed)
         for i in np.flatnonzero(candidate & inside).tolist():
             out[i] = letter
     return out
@@ -152,10 +166,11 @@ def tinted_species(
     clear = (ranked[0] <= rules.tinted_half_width_deg) & (
         ranked[1] - ranked[0] >= rules.tinted_margin_deg
     )
+    bent = _maybe_bent_yellow(colour, hue, printed)
     out: list[str | None] = [None] * len(hue)
     for i in np.flatnonzero(tinted & clear).tolist():
         letter = letters[int(nearest[i])]
-        out[i] = None if letter == "Y" else letter
+        out[i] = None if letter == "Y" or (letter == "G" and bent[i]) else letter
     return out
 
 
