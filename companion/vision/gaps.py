@@ -61,7 +61,6 @@ class SlotGaps:
         inset = (1 - rules.span) / 2 * length
         width = max(3, round(rules.line_width_max_mm * px_per_mm) | 1)
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width))
-        self._pad = width // 2
         lines: list[_Line] = []
         for vat, slots in profile.vat_slots.items():
             corner = {divmod(slot[0], GRID): slot for slot in slots}
@@ -82,31 +81,41 @@ class SlotGaps:
                         along = 1
                     lines.append(_Line(vat, slot, other, rows, cols, along))
         self._lines = tuple(lines)
+        # One box around every line, a kernel's reach wider, for the black-hat.
+        pad = width // 2
+        top = min(line.rows.start for line in lines) - pad
+        left = min(line.cols.start for line in lines) - pad
+        bottom = max(line.rows.stop for line in lines) + pad
+        right = max(line.cols.stop for line in lines) + pad
+        self._box = (slice(max(top, 0), bottom), slice(max(left, 0), right))
 
-    def gap(self, view_bgr: NDArray[np.uint8], line: _Line) -> float:
-        """How dark a thin line runs between the two slots (grey levels)."""
-        p = self._pad
-        rows = slice(max(line.rows.start - p, 0), line.rows.stop + p)
-        cols = slice(max(line.cols.start - p, 0), line.cols.stop + p)
+    def _dark_lines(self, view_bgr: NDArray[np.uint8]) -> NDArray[np.uint8]:
+        """Thin dark lines of the view over the box around every slot line (grey levels
+        above their surroundings), once per frame."""
+        rows, cols = self._box
         grey = cv2.cvtColor(np.ascontiguousarray(view_bgr[rows, cols]), cv2.COLOR_BGR2GRAY)
-        dark = cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, self._kernel)
-        top, left = line.rows.start - rows.start, line.cols.start - cols.start
+        return np.asarray(cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, self._kernel), np.uint8)
+
+    def _gap(self, dark: NDArray[np.uint8], line: _Line) -> float:
+        """How dark a thin line runs between the two slots (grey levels): along the line,
+        the median of the darkest across it."""
+        top, left = self._box[0].start, self._box[1].start
         band = dark[
-            top : top + line.rows.stop - line.rows.start,
-            left : left + line.cols.stop - line.cols.start,
+            line.rows.start - top : line.rows.stop - top,
+            line.cols.start - left : line.cols.stop - left,
         ]
-        across = 1 - line.along_axis
-        return float(np.median(band.max(axis=across)))
+        return float(np.median(band.max(axis=1 - line.along_axis)))
 
     def doubt_washed_vats(self, cells: list[str], view_bgr: NDArray[np.uint8]) -> list[str]:
         """``cells`` with every slot read empty (wholly or in part, no tile seen) made
         unread in each vat where two such slots show a tile's gap between them."""
+        candidates = [line for line in self._lines if _shows_no_tile(cells, line)]
+        if not candidates:
+            return cells
+        dark = self._dark_lines(view_bgr)
         doubted: set[int] = set()
-        for line in self._lines:
-            chars = [cells[i] for i in line.first + line.second]
-            if line.vat in doubted or "." not in chars or any(c not in ".?" for c in chars):
-                continue
-            if self.gap(view_bgr, line) >= self.rules.gap_min:
+        for line in candidates:
+            if line.vat not in doubted and self._gap(dark, line) >= self.rules.gap_min:
                 doubted.add(line.vat)
         if not doubted:
             return cells
@@ -117,6 +126,13 @@ class SlotGaps:
                     for i in slot:
                         out[i] = "?"
         return out
+
+
+def _shows_no_tile(cells: list[str], line: _Line) -> bool:
+    """Whether both slots either side of ``line`` show no tile, one cell read empty at
+    least."""
+    chars = [cells[i] for i in line.first + line.second]
+    return "." in chars and all(c in ".?" for c in chars)
 
 
 __all__ = ["GapRules", "SlotGaps"]
