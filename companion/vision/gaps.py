@@ -59,6 +59,7 @@ class SlotGaps:
         half = round(rules.band_half_mm * px_per_mm)
         length = 2 * g.cell_mm * px_per_mm
         inset = (1 - rules.span) / 2 * length
+        n = round(rules.span * length)  # pixels along every line, the same for all
         width = max(3, round(rules.line_width_max_mm * px_per_mm) | 1)
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width))
         lines: list[_Line] = []
@@ -72,12 +73,12 @@ class SlotGaps:
                     x_mm, y_mm = g.cell_corner_mm(row + d_row, col + d_col)
                     x, y = x_mm * px_per_mm, y_mm * px_per_mm
                     if d_col:  # side by side: the line between them runs down
-                        rows = slice(round(y + inset), round(y + length - inset))
+                        rows = slice(round(y + inset), round(y + inset) + n)
                         cols = slice(round(x) - half, round(x) + half + 1)
                         along = 0
                     else:
                         rows = slice(round(y) - half, round(y) + half + 1)
-                        cols = slice(round(x + inset), round(x + length - inset))
+                        cols = slice(round(x + inset), round(x + inset) + n)
                         along = 1
                     lines.append(_Line(vat, slot, other, rows, cols, along))
         self._lines = tuple(lines)
@@ -96,15 +97,14 @@ class SlotGaps:
         grey = cv2.cvtColor(np.ascontiguousarray(view_bgr[rows, cols]), cv2.COLOR_BGR2GRAY)
         return np.asarray(cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, self._kernel), np.uint8)
 
-    def _gap(self, dark: NDArray[np.uint8], line: _Line) -> float:
-        """How dark a thin line runs between the two slots (grey levels): along the line,
-        the median of the darkest across it."""
+    def _darkest_across(self, dark: NDArray[np.uint8], line: _Line) -> NDArray[np.uint8]:
+        """Along the line, the darkest thin line across it (grey levels)."""
         top, left = self._box[0].start, self._box[1].start
         band = dark[
             line.rows.start - top : line.rows.stop - top,
             line.cols.start - left : line.cols.stop - left,
         ]
-        return float(np.median(band.max(axis=1 - line.along_axis)))
+        return np.asarray(band.max(axis=1 - line.along_axis), dtype=np.uint8)
 
     def doubt_washed_vats(self, cells: list[str], view_bgr: NDArray[np.uint8]) -> list[str]:
         """``cells`` with every slot read empty (wholly or in part, no tile seen) made
@@ -113,10 +113,15 @@ class SlotGaps:
         if not candidates:
             return cells
         dark = self._dark_lines(view_bgr)
-        doubted: set[int] = set()
-        for line in candidates:
-            if line.vat not in doubted and self._gap(dark, line) >= self.rules.gap_min:
-                doubted.add(line.vat)
+        # Every line is as long: one median over all of them at once.
+        gaps = np.median(
+            np.stack([self._darkest_across(dark, line) for line in candidates]), axis=1
+        )
+        doubted = {
+            line.vat
+            for line, gap in zip(candidates, gaps, strict=True)
+            if gap >= self.rules.gap_min
+        }
         if not doubted:
             return cells
         out = list(cells)
