@@ -47,6 +47,7 @@ from companion.vision.workers import (
     WorkerRules,
     _discs,
     _size_each_piece,
+    core_centre_mm,
     doubt_the_lights_colour,
     expected_area,
     frame_boundary,
@@ -949,3 +950,38 @@ def test_sheet_lit_until_red_clips_is_no_green_piece_and_a_lit_green_piece_stays
     drop_cool_where_red_clipped(classes, raw)
     assert (classes[0] == PixelClass.UNKNOWN).all()
     assert (classes[1] == PixelClass.G).all()
+
+
+def test_an_empty_space_in_a_light_the_classes_do_not_know_has_the_sheets_colour() -> None:
+    # A hard shadow's own light tints the whole strip past the floor's class: every core
+    # is unknown, but each has the colour of the bare sheet beside it, so it is empty.
+    layout = CanonicalLayout(load_profile("troia"))
+    pose = CameraPose((250.0, 250.0), 700.0)
+    width, height = layout.size_px
+    classes = np.full((height, width), PixelClass.UNKNOWN, np.uint8)
+    lab = np.empty((height, width, 3), np.uint8)
+    lab[:] = (150, 126, 150)  # a lamp's yellow tint, in a hard shadow
+    background = (200.0, 0.0, 0.0)
+    observed = read_workers(classes, lab, layout, pose, WorkerRules(), background)
+    assert [o.code for o in observed] == [None] * LINES
+    # A core of another colour than the sheet beside it is no proof of an empty space.
+    s = layout.px_per_mm
+    x, y = core_centre_mm(layout, pose, 5)
+    other = lab.copy()
+    other[round(y * s) - 8 : round(y * s) + 8, round(x * s) - 8 : round(x * s) + 8] = (
+        150,
+        128,
+        170,
+    )
+    assert read_workers(classes, other, layout, pose, WorkerRules(), background)[5].code == "?"
+    # Skin is redder than the sheet: an arm missed over a space and the sheet beside it.
+    skin = lab.copy()
+    skin[:] = (150, 140, 150)
+    assert all(
+        o.code == "?" for o in read_workers(classes, skin, layout, pose, WorkerRules(), background)
+    )
+    # With an arm in view, it could cover both the space and the sheet beside it.
+    arm = np.zeros((height, width), dtype=bool)
+    arm[-5:, -5:] = True
+    with_arm = read_workers(classes, lab, layout, pose, WorkerRules(), background, arm)
+    assert all(o.code == "?" for o in with_arm)

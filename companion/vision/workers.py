@@ -30,7 +30,7 @@ from numpy.typing import NDArray
 from companion.boards import GRID, LINES, worker_strip
 from companion.boards.profile import PieceSize
 from companion.vision.canonical import CanonicalLayout
-from companion.vision.colour import PixelClass
+from companion.vision.colour import NEUTRAL_RADIUS, PixelClass
 from companion.vision.localize import CameraPose
 from companion.vision.silhouettes import SilhouetteRules, decide, rank
 
@@ -114,6 +114,20 @@ class WorkerRules:
     uncovered_min: float = 0.2
     uncovered_empty_min: float = 0.8
     uncovered_species_max: float = 0.02
+    # With no arm in view, a core of no colour (a leaning neighbour's at most, as above)
+    # and nothing too dark for colour is bare sheet when its mean colour is the sheet's
+    # beside the space, towards the sheet's edge where no piece stands: within this much
+    # chroma (Lab units, the classes' own neutral radius) ...
+    sheet_match_max: float = NEUTRAL_RADIUS
+    # ... and this share of the sheet's lightness, darker (a shadow the sheet beside
+    # escapes) or brighter: a lamp's tint or a shadow's own light moves both alike.
+    sheet_darker_max: float = 0.45
+    sheet_brighter_max: float = 0.15
+    # ... and only where the sheet beside is no redder than the sheet's own colour by more
+    # than this (Lab a units): lamps of any colour temperature, and red clipped in glare,
+    # move it along yellow-blue or towards green, while an arm missed over both is skin,
+    # redder (8 to 9 on the generated arm it was measured on).
+    sheet_redder_max: float = 4.0
     # Decision on log(area / geometric mean of the two expectations).  Segmentation of a
     # piece's edge (blur, soft shadows) moves areas by up to about 20 %, hence the bias
     # and the band of doubt.
@@ -221,8 +235,9 @@ def read_workers(
     blur or compression spread it.  The passes, in order: presence and colour from each
     core, unreadable cores judged beside their neighbours, the pixels of each piece
     measured, each piece sized, touching pairs sized together, partly hidden pieces
-    checked, what is still unread settled by predicted silhouettes, a second dominus of
-    a colour doubted, and a piece in the light's own colour doubted.
+    checked, unread spaces of the bare sheet's colour found empty, what is still unread
+    settled by predicted silhouettes, a second dominus of a colour doubted, and a piece
+    in the light's own colour doubted.
     """
     cores = _read_cores(classes, layout, pose, rules, blocked)
     codes = _read_beside_neighbours(cores, classes, layout, pose, rules)
@@ -233,9 +248,60 @@ def read_workers(
     out = _size_each_piece(layout, codes, measures, cores.leans, scores, boundary, rules)
     out = _size_touching_pairs(out, codes, measures, expected, scores, boundary, rules)
     out = _check_hidden(out, measures, classes, layout, pose, rules)
+    if blocked is None:
+        out = _empty_like_the_sheet_beside(out, cores, lab, layout, pose, rules, background)
     out = _settle_unreadable(out, codes, cores.blocked, classes, layout, pose, rules)
     out = one_dominus_per_colour(out, rules)
     return doubt_the_lights_colour(out, classes, layout, rules)
+
+
+def _empty_like_the_sheet_beside(
+    out: list[WorkerObservation],
+    cores: CoreReadings,
+    lab: NDArray[np.uint8],
+    layout: CanonicalLayout,
+    pose: CameraPose,
+    rules: WorkerRules,
+    background: tuple[float, float, float],
+) -> list[WorkerObservation]:
+    """After the sizes: an unread space whose core shows no piece, in a light the classes do not
+    know, is empty when it has the colour of the bare sheet beside it.
+
+    A hard shadow's own light, or a second lamp, tints the sheet past the floor's class,
+    and the core of an empty space there is all unknown.  The sheet between the space and
+    the sheet's edge, where no piece stands, is lit alike.  A piece shows its colour or
+    its faces too dark for colour.  Only with no arm in view, and never where the sheet
+    beside is redder than the sheet: an arm over both would show its own colour in each.
+    ``background`` is the sheet's colour (8-bit Lab lightness, a and b about 0).
+    """
+    result = list(out)
+    s = layout.px_per_mm
+    for line, obs in enumerate(out):
+        shares = cores.fractions.get(line)
+        if obs.code != "?" or shares is None:
+            continue
+        if (
+            shares[PixelClass.B : PixelClass.R + 1].sum() > rules.empty_species_max
+            or shares[PixelClass.DARK] > rules.bare_dark_max
+        ):
+            continue
+        rows, cols = _sheet_beside(layout, line)
+        sheet = lab[rows, cols][layout.outer_mask[rows, cols]]
+        if sheet.size == 0:
+            continue
+        centre = np.array([core_centre_mm(layout, pose, line)]) * s
+        pixels, inside = _discs(lab, centre, rules.core_radius_mm * s)
+        core = pixels[0][inside[0]].astype(np.float64).mean(axis=0)
+        lightness, a, b = np.median(sheet.astype(np.float64), axis=0).tolist()
+        if a - 128.0 > background[1] + rules.sheet_redder_max:
+            continue
+        step = (core[0] - lightness) / max(lightness, 1.0)
+        if (
+            math.hypot(core[1] - a, core[2] - b) <= rules.sheet_match_max
+            and -rules.sheet_darker_max <= step <= rules.sheet_brighter_max
+        ):
+            result[line] = replace(obs, code=None)
+    return result
 
 
 def one_dominus_per_colour(
