@@ -985,3 +985,20 @@ def test_an_empty_space_in_a_light_the_classes_do_not_know_has_the_sheets_colour
     arm[-5:, -5:] = True
     with_arm = read_workers(classes, lab, layout, pose, WorkerRules(), background, arm)
     assert all(o.code == "?" for o in with_arm)
+
+
+def test_a_core_too_dark_for_colour_is_never_settled_empty() -> None:
+    # Only darkness at the space's base, no colour: the silhouettes alone would find no
+    # piece there, but darkness at a base is a piece's shaded faces, never bare sheet.
+    layout = CanonicalLayout(load_profile("troia"))
+    pose = CameraPose((250.0, 250.0), 700.0)
+    width, height = layout.size_px
+    s = layout.px_per_mm
+    classes = np.full((height, width), PixelClass.NEUTRAL, np.uint8)
+    x, y = core_centre_mm(layout, pose, 5)
+    yy, xx = np.mgrid[0:height, 0:width]
+    classes[(xx + 0.5 - x * s) ** 2 + (yy + 0.5 - y * s) ** 2 <= (6.0 * s) ** 2] = PixelClass.DARK
+    lab = np.full((height, width, 3), 128, np.uint8)
+    observed = read_workers(classes, lab, layout, pose, WorkerRules(), (200.0, 0.0, 0.0))
+    assert observed[5].code == "?"
+    assert observed[4].code is None and observed[6].code is None

@@ -250,7 +250,7 @@ def read_workers(
     out = _check_hidden(out, measures, classes, layout, pose, rules)
     if blocked is None:
         out = _empty_like_the_sheet_beside(out, cores, lab, layout, pose, rules, background)
-    out = _settle_unreadable(out, codes, cores.blocked, classes, layout, pose, rules)
+    out = _settle_unreadable(out, codes, cores, classes, layout, pose, rules)
     out = one_dominus_per_colour(out, rules)
     return doubt_the_lights_colour(out, classes, layout, rules)
 
@@ -560,7 +560,7 @@ def _check_hidden(
 def _settle_unreadable(
     out: list[WorkerObservation],
     codes: list[str | None],
-    blocked_lines: list[bool],
+    cores: CoreReadings,
     classes: NDArray[np.uint8],
     layout: CanonicalLayout,
     pose: CameraPose,
@@ -568,7 +568,9 @@ def _settle_unreadable(
 ) -> list[WorkerObservation]:
     """Unreadable spaces settled by predicting every piece's silhouette (see
     :mod:`companion.vision.silhouettes`); each space settled joins the readings the
-    others are judged with."""
+    others are judged with.  A core with pixels too dark for colour is never settled
+    empty: darkness at a space's base is a piece's shaded faces, not bare sheet."""
+    blocked_lines = cores.blocked
     current = [o.code if o.code != "?" else codes[i] for i, o in enumerate(out)]
     settled = list(out)
     waiting = [line for line, obs in enumerate(out) if obs.code == "?" and not blocked_lines[line]]
@@ -577,7 +579,9 @@ def _settle_unreadable(
         ranked = rank(classes, current, layout, pose, line, rules.silhouettes)
         favoured = _size_leaning(settled[line], current[line], rules)
         answer = decide(ranked, layout.px_per_mm, rules.silhouettes, favoured)
-        if answer is False:
+        shares = cores.fractions.get(line)
+        dark = shares is not None and shares[PixelClass.DARK] > rules.bare_dark_max
+        if answer is False or (answer is None and dark):
             continue
         settled[line] = replace(settled[line], code=answer)
         current[line] = answer
