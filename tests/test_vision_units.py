@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -47,6 +48,7 @@ from companion.vision.workers import (
     WorkerRules,
     _discs,
     _size_each_piece,
+    _size_with_settled_neighbours,
     core_centre_mm,
     doubt_the_lights_colour,
     expected_area,
@@ -195,6 +197,22 @@ def test_a_piece_standing_apart_as_wide_as_a_dominus_is_one() -> None:
     assert size(g.dominus.width_mm, "G") == "Bd"
     assert size(g.dominus.width_mm, "B") == "Bv"
     assert size(g.dominus.width_mm, "?") == "Bv"
+
+    # Once the unsure neighbour is settled (by the silhouettes), the width counts after all.
+    def settled(neighbour_now: str | None) -> str | None:
+        codes: list[str | None] = [None] * LINES
+        codes[line], codes[beside] = "B", "?"
+        measures = {line: PieceMeasure(250.0, g.dominus.width_mm, False, 0.0, False)}
+        scores = {line: area_score}
+        out = _size_each_piece(layout, codes, measures, leans, scores, 0.0, rules)
+        out[beside] = replace(out[beside], code=neighbour_now)
+        again = _size_with_settled_neighbours(out, codes, measures, scores, 0.0, layout, rules)
+        return again[line].code
+
+    assert settled(None) == "Bd"
+    assert settled("Gv") == "Bd"
+    assert settled("Bv") == "Bv"
+    assert settled("?") == "Bv"
 
 
 def _one_cell(fractions: dict[PixelClass, float]) -> np.ndarray:

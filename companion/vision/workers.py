@@ -251,6 +251,7 @@ def read_workers(
     if blocked is None:
         out = _empty_like_the_sheet_beside(out, cores, lab, layout, pose, rules, background)
     out = _settle_unreadable(out, codes, cores, classes, layout, pose, rules)
+    out = _size_with_settled_neighbours(out, codes, measures, scores, boundary, layout, rules)
     out = one_dominus_per_colour(out, rules)
     return doubt_the_lights_colour(out, classes, layout, rules)
 
@@ -490,23 +491,59 @@ def _size_each_piece(
             # one whose colour is unsure) beside it widens it, touching or not.
             width = width_evidence(across, g.vilicus, g.dominus, layout.px_per_mm)
             score += rules.width_weight * width
-        margin = rules.crowded_margin if touching else rules.size_margin
-        if abs(area_score) > rules.implausible:
-            # Far smaller or larger than either piece: a neighbour leaning over this space,
-            # or two pieces merged.
-            size: str | None = None
-        elif score < rules.size_centre - margin:
-            size = "v"
-        elif score > rules.size_centre + margin:
-            size = "d"
-        else:
-            size = None
+        size = _size_from(score, area_score, touching, rules)
         out.append(
             WorkerObservation(
                 code + size if size else "?", area, leans[line], score, reach, touching
             )
         )
     return out
+
+
+def _size_from(score: float, area_score: float, touching: bool, rules: WorkerRules) -> str | None:
+    """``"v"``, ``"d"`` or ``None`` (unsure) from a piece's size evidence."""
+    margin = rules.crowded_margin if touching else rules.size_margin
+    if abs(area_score) > rules.implausible:
+        # Far smaller or larger than either piece: a neighbour leaning over this space,
+        # or two pieces merged.
+        return None
+    if score < rules.size_centre - margin:
+        return "v"
+    if score > rules.size_centre + margin:
+        return "d"
+    return None
+
+
+def _size_with_settled_neighbours(
+    out: list[WorkerObservation],
+    codes: list[str | None],
+    measures: dict[int, PieceMeasure],
+    scores: dict[int, float],
+    boundary: float,
+    layout: CanonicalLayout,
+    rules: WorkerRules,
+) -> list[WorkerObservation]:
+    """After the silhouettes: a piece standing apart whose width did not count while a
+    space beside it was unread (see :func:`_size_each_piece`) is sized again with it, once
+    no space beside it is unread or holds a piece of its colour."""
+    g = layout.profile.geometry
+    result = list(out)
+    for line, obs in enumerate(out):
+        code = codes[line]
+        if code is None or code == "?" or obs.crowded or line not in scores:
+            continue
+        beside = adjacent(line)
+        if all(codes[j] != "?" for j in beside):
+            continue  # the width counted, or a piece of its colour stands beside it
+        now = [out[j].code for j in beside]
+        if any(c is not None and (c == "?" or c[0] == code) for c in now):
+            continue
+        width = width_evidence(measures[line].across_mm, g.vilicus, g.dominus, layout.px_per_mm)
+        score = obs.size_score + rules.width_weight * width
+        size = _size_from(score, scores[line] - boundary, obs.crowded, rules)
+        if obs.code in (code + "v", "?") and size is not None:
+            result[line] = replace(obs, code=code + size, size_score=score)
+    return result
 
 
 def _size_touching_pairs(
