@@ -41,6 +41,8 @@ class GapRules:
 
 @dataclass(frozen=True)
 class _Line:
+    """The line between two neighbouring slots of a vat, as pixels of the canonical view."""
+
     vat: int
     first: tuple[int, ...]  # the two slots either side
     second: tuple[int, ...]
