@@ -236,8 +236,9 @@ def read_workers(
     core, unreadable cores judged beside their neighbours, the pixels of each piece
     measured, each piece sized, touching pairs sized together, partly hidden pieces
     checked, unread spaces of the bare sheet's colour found empty, what is still unread
-    settled by predicted silhouettes, a second dominus of a colour doubted, and a piece
-    in the light's own colour doubted.
+    settled by predicted silhouettes, pieces sized again with their width once the unsure
+    spaces beside them are settled, a second dominus of a colour doubted, and a piece in
+    the light's own colour doubted.
     """
     cores = _read_cores(classes, layout, pose, rules, blocked)
     codes = _read_beside_neighbours(cores, classes, layout, pose, rules)
