@@ -111,7 +111,9 @@ class SlotGaps:
     def doubt_washed_vats(self, cells: list[str], view_bgr: NDArray[np.uint8]) -> list[str]:
         """``cells`` with every slot read empty (wholly or in part, no tile seen) made
         unread in each vat where two such slots show a tile's gap between them."""
-        candidates = [line for line in self._lines if _shows_no_tile(cells, line)]
+        candidates = [
+            line for line in self._lines if _shows_no_tile(cells, line.first + line.second)
+        ]
         if not candidates:
             return cells
         dark = self._dark_lines(view_bgr)
@@ -129,16 +131,16 @@ class SlotGaps:
         out = list(cells)
         for vat in doubted:
             for slot in self.profile.vat_slots[vat]:
-                if "." in (chars := [out[i] for i in slot]) and all(c in ".?" for c in chars):
+                if _shows_no_tile(out, slot):
                     for i in slot:
                         out[i] = "?"
         return out
 
 
-def _shows_no_tile(cells: list[str], line: _Line) -> bool:
-    """Whether both slots either side of ``line`` show no tile, one cell read empty at
-    least."""
-    chars = [cells[i] for i in line.first + line.second]
+def _shows_no_tile(cells: list[str], indices: tuple[int, ...]) -> bool:
+    """Whether the cells at ``indices`` (a slot, or the two slots beside a line) show no
+    tile, one of them read empty at least."""
+    chars = [cells[i] for i in indices]
     return "." in chars and all(c in ".?" for c in chars)
 
 

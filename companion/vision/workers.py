@@ -539,7 +539,8 @@ def _size_with_settled_neighbours(
         now = [out[j].code for j in beside]
         if any(c is not None and (c == "?" or c[0] == code) for c in now):
             continue
-        width = width_evidence(measures[line].across_mm, g.vilicus, g.dominus, layout.px_per_mm)
+        across = measures.get(line, MISSING).across_mm
+        width = width_evidence(across, g.vilicus, g.dominus, layout.px_per_mm)
         score = obs.size_score + rules.width_weight * width
         size = _size_from(score, scores[line] - boundary, obs.crowded, rules)
         if obs.code in (code + "v", "?") and size is not None:
