@@ -107,6 +107,37 @@ def test_a_missed_marker_is_found_where_the_others_put_it(photos) -> None:  # ty
         assert locator._search_missing(gray_covered, others, 1.0) == {}
 
 
+def test_a_marker_the_first_look_misses_is_found_in_its_window_at_half_size(photos) -> None:  # type: ignore[no-untyped-def]
+    """Once the first look places the board, the default look at half size searches only
+    the missing marker's window: it must come out where a whole half-size pass puts it."""
+    gray = cv2.cvtColor(photos[2].image, cv2.COLOR_BGR2GRAY)
+    locator = BoardLocator(PROFILE)
+    small = cv2.resize(gray, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    whole = locator._markers(small, 2.0)
+    assert len(whole) == 4
+    for marker in range(4):
+        others = {k: v for k, v in whole.items() if k != marker}
+        found = locator._search_missing(small, others, 0.5, 0.5)
+        assert list(found) == [marker]
+        assert np.abs(found[marker] - whole[marker]).max() < 1.0
+
+        class MissesOne:
+            """A first look that does not see one marker."""
+
+            def __init__(self, missed: int) -> None:
+                self.missed = missed
+
+            def detectMarkers(self, image):  # type: ignore[no-untyped-def]
+                corners, ids, rejected = locator._detector.detectMarkers(image)
+                keep = [k for k, i in enumerate(ids.ravel()) if int(i) != self.missed]
+                return [corners[k] for k in keep], ids[keep], rejected
+
+        locator._first_look = MissesOne(marker)  # type: ignore[assignment]
+        detected = locator.detect(gray)
+        assert sorted(detected) == [0, 1, 2, 3]
+        assert np.abs(detected[marker] - whole[marker]).max() < 1.0
+
+
 def test_the_quick_first_look_puts_markers_where_the_default_look_does(photos) -> None:  # type: ignore[no-untyped-def]
     """The first look thresholds with one window size only: what it finds must lie at the
     corners the detector's default windows give, and what it misses is still found."""

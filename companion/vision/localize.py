@@ -96,14 +96,17 @@ class BoardLocator:
         """Image corners (4 x 2, pixels) of each of this board's markers found in ``gray``.
 
         The first pass runs on the whole image at the smallest scale, with a quick look
-        first.  When it places the board but misses a marker, the larger passes search
-        only the windows where the missing markers should be; otherwise they search the
-        whole image again.
+        first.  Once the markers found place the board but some are missing, every later
+        pass (the default look at that scale, then the larger scales) searches only the
+        windows where the missing markers should be; otherwise it searches the whole image
+        again.
         """
         first, *larger = SCALES
         small = _scaled(gray, first)
         found = self._markers(small, 1 / first, self._first_look)
-        if len(found) < len(self._corners_mm):
+        if MIN_MARKERS <= len(found) < len(self._corners_mm):
+            found = self._search_missing(small, found, first, first) | found
+        elif len(found) < len(self._corners_mm):
             found = self._markers(small, 1 / first) | found
         for scale in larger:
             if len(found) == len(self._corners_mm):
@@ -115,18 +118,22 @@ class BoardLocator:
         return found
 
     def _search_missing(
-        self, gray: NDArray[np.uint8], found: dict[int, FloatArray], scale: float
+        self,
+        image: NDArray[np.uint8],
+        found: dict[int, FloatArray],
+        scale: float,
+        image_scale: float = 1.0,
     ) -> dict[int, FloatArray]:
         """Markers missing from ``found``, looked for at ``scale`` in the window around
-        where the found ones put each."""
+        where the found ones put each; ``image`` is the frame at ``image_scale``."""
         homography = self._fit(found)
         if homography is None:
             return {}
-        height, width = gray.shape
+        height, width = image.shape
         more: dict[int, FloatArray] = {}
         for mid in sorted(set(self._corners_mm) - set(found)):
             pts = self._corners_mm[mid].reshape(-1, 1, 2)
-            quad = cv2.perspectiveTransform(pts, homography).reshape(-1, 2)
+            quad = cv2.perspectiveTransform(pts, homography).reshape(-1, 2) * image_scale
             if not np.isfinite(quad).all():
                 continue
             side = float(np.max(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1)))
@@ -136,10 +143,10 @@ class BoardLocator:
             x1, y1 = min(x1, width), min(y1, height)
             if x1 - x0 < side or y1 - y0 < side:
                 continue  # predicted off the frame
-            window = np.ascontiguousarray(gray[y0:y1, x0:x1])
-            seen = self._markers(_scaled(window, scale), 1 / scale)
+            window = np.ascontiguousarray(image[y0:y1, x0:x1])
+            seen = self._markers(_scaled(window, scale / image_scale), 1 / scale)
             if mid in seen:
-                more[mid] = seen[mid] + np.array([x0, y0], dtype=np.float64)
+                more[mid] = seen[mid] + np.array([x0, y0], dtype=np.float64) / image_scale
         return more
 
     def _fit(self, found: dict[int, FloatArray]) -> FloatArray | None:
