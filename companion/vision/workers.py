@@ -894,33 +894,46 @@ def _hidden_pieces(
     leans: list[tuple[float, float]],
 ) -> set[int]:
     """Standing pieces partly covered by another colour on the camera's side of their base."""
+    if not occupied:
+        return set()
     g = layout.profile.geometry
     s = layout.px_per_mm
-    hidden: set[int] = set()
-    hidden_px = HIDDEN_MM2 * s * s
-    rows = _RowIndex(pixels.pts_mm)
-    # The points in row order once: each piece's band of rows is then a slice of them.
-    in_rows, classes_in_rows = pixels.pts_mm[rows.order], pixels.classes[rows.order]
-    for line in occupied:
-        base = np.asarray(g.worker_space_centre_mm(line))
-        band = rows.span(base[1] - HIDDEN_REACH_MM, base[1] + HIDDEN_REACH_MM)
-        pts, classes = in_rows[band], classes_in_rows[band]
-        box = np.abs(pts[:, 0] - base[0]) <= HIDDEN_REACH_MM
-        own_class = PixelClass[str(codes[line])]
-        others = pts[box & (classes != own_class) & (classes != PixelClass.DARK)]
-        if len(others) == 0:
-            continue
-        near = np.linalg.norm(others - base, axis=1) <= HIDDEN_REACH_MM
-        # Only a piece nearer the camera hides this one: its colour lies on the inner side
-        # of the base (against the lean).  Colour on the outer side is a piece standing
-        # behind, which this one hides instead.
-        lean = np.asarray(leans[line])
-        norm = float(np.linalg.norm(lean))
-        if norm > INNER_LEAN_MIN:
-            near &= (others - base) @ (lean / norm) <= INNER_SIDE_MM
-        if int(near.sum()) >= hidden_px:
-            hidden.add(line)
-    return hidden
+    bases = np.array([g.worker_space_centre_mm(line) for line in occupied], dtype=np.float64)
+    point, piece = _pairs_in_boxes(pixels.pts_mm, bases - HIDDEN_REACH_MM, bases + HIDDEN_REACH_MM)
+    own_class = np.array([PixelClass[str(codes[line])] for line in occupied], dtype=np.uint8)
+    classes = pixels.classes[point]
+    offsets = pixels.pts_mm[point] - bases[piece]
+    other = (classes != own_class[piece]) & (classes != PixelClass.DARK)
+    near = other & (np.linalg.norm(offsets, axis=1) <= HIDDEN_REACH_MM)
+    # Only a piece nearer the camera hides this one: its colour lies on the inner side
+    # of the base (against the lean).  Colour on the outer side is a piece standing
+    # behind, which this one hides instead.
+    lean = np.array([leans[line] for line in occupied], dtype=np.float64)
+    norm = np.linalg.norm(lean, axis=1)
+    direction = lean / np.maximum(norm, INNER_LEAN_MIN)[:, None]
+    inner_side = (offsets * direction[piece]).sum(axis=1) <= INNER_SIDE_MM
+    near &= (norm <= INNER_LEAN_MIN)[piece] | inner_side
+    counts = np.bincount(piece[near], minlength=len(occupied))
+    return {
+        line for line, n in zip(occupied, counts.tolist(), strict=True) if n >= HIDDEN_MM2 * s * s
+    }
+
+
+def _pairs_in_boxes(
+    pts_mm: NDArray[np.float64], low: NDArray[np.float64], high: NDArray[np.float64]
+) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """Every (point, box) pair with the point inside the box (``low`` to ``high``, x and y,
+    edges included): the point's index and the box's, as two arrays, box after box."""
+    rows = _RowIndex(pts_mm)
+    start, stop = rows.spans(low[:, 1], high[:, 1])
+    count = stop - start
+    box = np.repeat(np.arange(len(low)), count)
+    # Each box's band of rows is a run of the sorted points: its positions, all at once.
+    offset = np.repeat(start - (np.cumsum(count) - count), count)
+    point = rows.order[np.arange(len(box)) + offset]
+    xs = pts_mm[point, 0]
+    inside = (xs >= low[box, 0]) & (xs <= high[box, 0])
+    return point[inside], box[inside]
 
 
 class _RowIndex:
@@ -930,11 +943,14 @@ class _RowIndex:
         self.order = np.argsort(pts_mm[:, 1], kind="stable")
         self._ys = pts_mm[self.order, 1]
 
-    def span(self, low_mm: float, high_mm: float) -> slice:
-        """Where the points with ``low_mm <= y <= high_mm`` lie in :attr:`order`."""
-        start = int(np.searchsorted(self._ys, low_mm, side="left"))
-        stop = int(np.searchsorted(self._ys, high_mm, side="right"))
-        return slice(start, stop)
+    def spans(
+        self, low_mm: NDArray[np.float64], high_mm: NDArray[np.float64]
+    ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+        """Where the points with ``low_mm <= y <= high_mm`` lie in :attr:`order`, for many
+        bands at once: the starts, and the stops (never before their start)."""
+        start = np.searchsorted(self._ys, low_mm, side="left")
+        stop = np.searchsorted(self._ys, high_mm, side="right")
+        return start, np.maximum(stop, start)
 
 
 def _dark_pixel_owners(
@@ -973,16 +989,7 @@ def _distances_to_pieces(
     low = np.minimum(bases, bases + axes) - reach_mm
     high = np.maximum(bases, bases + axes) + reach_mm
     # Every (point, piece) pair within the piece's box, measured in one go.
-    rows = _RowIndex(pts_mm)
-    xs_in_rows = pts_mm[rows.order, 0]
-    points, pieces = [], []
-    for k in range(len(lines)):
-        span = rows.span(low[k, 1], high[k, 1])
-        xs = xs_in_rows[span]
-        band = rows.order[span][(xs >= low[k, 0]) & (xs <= high[k, 0])]
-        points.append(band)
-        pieces.append(np.full(len(band), k, dtype=np.intp))
-    point, piece = np.concatenate(points), np.concatenate(pieces)
+    point, piece = _pairs_in_boxes(pts_mm, low, high)
     measured = _axis_distance(pts_mm[point] - bases[piece], axes[piece])
     dist = np.full((len(pts_mm), len(lines)), np.inf)
     dist[point, piece] = np.where(measured <= reach_mm, measured, np.inf)
@@ -1015,10 +1022,15 @@ def _measure_colour(
     owner = np.argmin(dist, axis=1)
     near = dist[np.arange(len(pixels.pts_mm)), owner] <= REACH_MM
     crowded = hidden | _touching_pieces(dist, owner, lines)
-    shade = pixels.classes == PixelClass.DARK
+    # Each piece's pixels, in their order, as one slice of the near ones sorted by owner.
+    kept = np.flatnonzero(near)
+    by_owner = kept[np.argsort(owner[kept], kind="stable")]
+    bounds = np.searchsorted(owner[by_owner], np.arange(len(lines) + 1)).tolist()
+    shade = pixels.classes[by_owner] == PixelClass.DARK
+    contrast, pts_mm = pixels.contrast[by_owner], pixels.pts_mm[by_owner]
     for k, line in enumerate(lines):
-        mine = _own_pixels(near & (owner == k), shade, pixels.contrast)
-        own = pixels.pts_mm[mine]
+        mine = slice(bounds[k], bounds[k + 1])
+        own = pts_mm[mine][_own_pixels(shade[mine], contrast[mine])]
         if len(own) == 0:
             result[line] = MISSING
             continue
@@ -1044,23 +1056,18 @@ def _touching_pieces(
     return touching | {lines[k] for k in np.unique(second).tolist()}
 
 
-def _own_pixels(
-    mine: NDArray[np.bool_], shade: NDArray[np.bool_], contrast: NDArray[np.float32]
-) -> NDArray[np.bool_]:
-    """A piece's pixels without the blurred rim: lit ones must reach a share of the piece's
-    full contrast against the sheet (its shaded faces are kept as they are)."""
-    lit = mine & ~shade
+def _own_pixels(shade: NDArray[np.bool_], contrast: NDArray[np.float32]) -> NDArray[np.bool_]:
+    """Which of a piece's pixels to keep without the blurred rim: lit ones must reach a
+    share of the piece's full contrast against the sheet (its shaded faces are kept as they
+    are)."""
+    lit = ~shade
     if not lit.any():
-        return mine
+        return np.ones(len(shade), dtype=np.bool_)
     lit_contrast = contrast[lit]
-    full = np.array([_quantile(lit_contrast[:, c], FULL_CONTRAST_QUANTILE) for c in range(2)])
-    chosen = np.flatnonzero(mine)
-    bar = LEVELS * full
-    seen = contrast[chosen]
-    keep = (seen[:, 0] >= bar[0]) | (seen[:, 1] >= bar[1]) | shade[chosen]
-    out = np.zeros(len(mine), dtype=np.bool_)
-    out[chosen[keep]] = True
-    return out
+    bar = LEVELS * [_quantile(lit_contrast[:, c], FULL_CONTRAST_QUANTILE) for c in range(2)]
+    return np.asarray(
+        (contrast[:, 0] >= bar[0]) | (contrast[:, 1] >= bar[1]) | shade, dtype=np.bool_
+    )
 
 
 def _piece_measure(
