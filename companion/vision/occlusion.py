@@ -64,15 +64,17 @@ def hand_mask(
     own patch on the sheet.
     """
     s = layout.px_per_mm / REDUCE
-    small = classes[::REDUCE, ::REDUCE]  # every test below runs on the reduced grid only
-    coloured = (small >= PixelClass.B) & (small <= PixelClass.R)
+    # Every test below runs on the reduced grid only (copied whole: strided views are slow).
+    small = np.ascontiguousarray(classes[::REDUCE, ::REDUCE])
+    small_skin = np.ascontiguousarray(skin[::REDUCE, ::REDUCE])
+    coloured = cv2.inRange(small, int(PixelClass.B), int(PixelClass.R)) > 0
     ring, outer = layout.ring_mask[::REDUCE, ::REDUCE], layout.outer_mask[::REDUCE, ::REDUCE]
-    patch = (skin[::REDUCE, ::REDUCE] & ring) | (coloured & outer)
+    patch = (small_skin & ring) | (coloured & outer)
     min_px = HAND_MIN_AREA_MM2 * s * s
     n, labels, seeds = _patches(patch, min_px)
     if not seeds:
         # No patch on the sheet: an arm may still show its skin over the grid only.
-        n, labels, seeds = _patches(_skin_reaching_in(small, skin[::REDUCE, ::REDUCE], s), min_px)
+        n, labels, seeds = _patches(_skin_reaching_in(small, small_skin, s), min_px)
     if not seeds:
         return None
     grow = skin_any[::REDUCE, ::REDUCE].astype(np.uint8)
@@ -136,8 +138,11 @@ def _skin_reaching_in(
         return np.zeros(skin.shape, dtype=bool)
     n, parts = cv2.connectedComponents(broad, connectivity=8)
     parts = np.asarray(parts, np.int32)
-    sizes = np.bincount(parts.ravel(), minlength=n)
     skin_px = np.bincount(parts[skin], minlength=n)
+    skin_px[0] = 0
+    if not skin_px.any():  # most frames: the broad stretches hold no skin at all
+        return np.zeros(skin.shape, dtype=bool)
+    sizes = np.bincount(parts.ravel(), minlength=n)
     skinned = skin_px >= SKIN_SHARE_MIN * sizes
     skinned[0] = False
     stretches: NDArray[np.bool_] = skinned[parts]
