@@ -10,6 +10,8 @@ import pytest
 from numpy.typing import NDArray
 
 from companion.boards import load_profile
+from companion.games.garum.state import NO_WORKERS, BoardState
+from companion.vision import workers as workers_module
 from companion.vision.reader import BoardReader
 from companion.vision.render import Photo, Shot, random_state, render
 from companion.vision.silhouettes import (
@@ -100,6 +102,29 @@ def test_a_prediction_the_direct_measures_lean_to_needs_a_smaller_margin(seed: i
     agreed = BoardReader(PROFILE).read(photo.image).state
     assert agreed is not None
     assert agreed.workers == photo.state.workers
+
+
+def test_a_core_showing_a_neighbours_colour_is_settled_over_every_colour(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A yellow dominus leaning over the red vilicus beside it fills the vilicus's core
+    with yellow.  Settled as a yellow piece, the space would read a yellow vilicus; the
+    silhouettes must weigh every colour there, and find the red one."""
+    cells = random_state(PROFILE, np.random.default_rng(52 + 7_919)).cells
+    workers: list[str | None] = [None] * len(NO_WORKERS)
+    workers[26], workers[27] = "Yd", "Rv"
+    truth = BoardState(cells, tuple(workers))
+    photo = render(PROFILE, truth, Shot(52))
+
+    monkeypatch.setattr(workers_module, "_colour_in_doubt", lambda codes, line: codes)
+    trusted = BoardReader(PROFILE).read(photo.image).state
+    assert trusted is not None
+    assert trusted.workers[27] == "Yv"
+
+    monkeypatch.undo()
+    state = BoardReader(PROFILE).read(photo.image).state
+    assert state is not None
+    assert state.workers == truth.workers
 
 
 def test_the_convex_parts_of_the_meeple_make_up_its_outline() -> None:

@@ -615,7 +615,9 @@ def _settle_unreadable(
     waiting = [line for line, obs in enumerate(out) if obs.code == "?" and not blocked_lines[line]]
     while waiting:
         line = waiting.pop(0)
-        ranked = rank(classes, current, layout, pose, line, rules.silhouettes)
+        ranked = rank(
+            classes, _colour_in_doubt(current, line), layout, pose, line, rules.silhouettes
+        )
         favoured = _size_leaning(settled[line], current[line], rules)
         answer = decide(ranked, layout.px_per_mm, rules.silhouettes, favoured)
         shares = cores.fractions.get(line)
@@ -632,6 +634,18 @@ def _settle_unreadable(
             if unread and j not in waiting:
                 waiting.append(j)
     return settled
+
+
+def _colour_in_doubt(codes: list[str | None], line: int) -> list[str | None]:
+    """``codes``, with the colour of ``line`` left open (``?``) when a piece of that colour
+    stands next to it: its core's colour may be that neighbour's, leaning over the space,
+    and the silhouettes are to weigh every colour."""
+    mine = codes[line]
+    if mine is None or len(mine) != 1:
+        return codes
+    if not any(str(codes[j])[0] == mine for j in adjacent(line) if codes[j] is not None):
+        return codes
+    return [*codes[:line], "?", *codes[line + 1 :]]
 
 
 def _size_leaning(obs: WorkerObservation, colour: str | None, rules: WorkerRules) -> str | None:
