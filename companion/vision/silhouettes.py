@@ -163,7 +163,7 @@ def rank(
         if code is None:
             continue
         if j in far and (code == "?" or len(code) == 1):
-            valid &= ~fitter.reach(j)  # a piece of unknown colour or size further off
+            fitter.exclude(fitter.reach(j))  # a piece of unknown colour or size further off
             continue
         if code == "?":  # a neighbour unread: it may be empty, or any piece it shows
             fits = (fitter.fit(j, c, z) for c in "BGYR" for z in "vd")
@@ -214,6 +214,14 @@ class _Fitter:
         self.origin = np.array(window[:2], dtype=np.float64)
         # A silhouette depends on the space, the size and the yaw, not on the colour tried.
         self._drawn: dict[tuple[int, float, float, float], NDArray[np.bool_]] = {}
+        self._floor = (seen == PixelClass.NEUTRAL) & valid
+        self._own: dict[int, NDArray[np.bool_]] = {}  # by colour: its pixels and dark ones
+
+    def exclude(self, pixels: NDArray[np.bool_]) -> None:
+        """Judges no more by ``pixels`` (what another piece may cover) from now on."""
+        self.valid &= ~pixels
+        self._floor = (self.seen == PixelClass.NEUTRAL) & self.valid
+        self._own.clear()
 
     def reach(self, line: int) -> NDArray[np.bool_]:
         """Every pixel a piece of either size on ``line`` might cover."""
@@ -225,8 +233,9 @@ class _Fitter:
     def fit(self, line: int, colour: str, size: str) -> _Mask:
         piece = self.geometry.vilicus if size == "v" else self.geometry.dominus
         label = int(PixelClass[colour])
-        own = ((self.seen == label) | (self.seen == PixelClass.DARK)) & self.valid
-        floor = (self.seen == PixelClass.NEUTRAL) & self.valid
+        if label not in self._own:
+            self._own[label] = ((self.seen == label) | (self.seen == PixelClass.DARK)) & self.valid
+        own, floor = self._own[label], self._floor
         best, best_mask = -math.inf, None
         for mask in self._draw(line, piece, YAWS):
             score = float(np.count_nonzero(own & mask) - np.count_nonzero(floor & mask))
