@@ -938,33 +938,18 @@ def _pairs_in_boxes(
 ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """Every (point, box) pair with the point inside the box (``low`` to ``high``, x and y,
     edges included): the point's index and the box's, as two arrays, box after box."""
-    rows = _RowIndex(pts_mm)
-    start, stop = rows.spans(low[:, 1], high[:, 1])
-    count = stop - start
+    # Sorted by y, the points within each box's band of rows are one run.
+    order = np.argsort(pts_mm[:, 1], kind="stable")
+    ys = pts_mm[order, 1]
+    start = np.searchsorted(ys, low[:, 1], side="left")
+    count = np.maximum(np.searchsorted(ys, high[:, 1], side="right") - start, 0)
     box = np.repeat(np.arange(len(low)), count)
-    # Each box's band of rows is a run of the sorted points: its positions, all at once.
+    # Every run's positions in the sorted order, all at once.
     offset = np.repeat(start - (np.cumsum(count) - count), count)
-    point = rows.order[np.arange(len(box)) + offset]
+    point = order[np.arange(len(box)) + offset]
     xs = pts_mm[point, 0]
     inside = (xs >= low[box, 0]) & (xs <= high[box, 0])
     return point[inside], box[inside]
-
-
-class _RowIndex:
-    """Points sorted by their y, so that those within a band of rows are one slice."""
-
-    def __init__(self, pts_mm: NDArray[np.float64]) -> None:
-        self.order = np.argsort(pts_mm[:, 1], kind="stable")
-        self._ys = pts_mm[self.order, 1]
-
-    def spans(
-        self, low_mm: NDArray[np.float64], high_mm: NDArray[np.float64]
-    ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
-        """Where the points with ``low_mm <= y <= high_mm`` lie in :attr:`order`, for many
-        bands at once: the starts, and the stops (never before their start)."""
-        start = np.searchsorted(self._ys, low_mm, side="left")
-        stop = np.searchsorted(self._ys, high_mm, side="right")
-        return start, np.maximum(stop, start)
 
 
 def _dark_pixel_owners(
