@@ -225,15 +225,78 @@ def test_yellow_is_looked_for_where_the_floor_beside_it_has_turned() -> None:
     assert [out[i] for i in SLOT] == ["Y"] * 4
 
 
-def test_a_green_tint_where_glare_clipped_two_channels_may_be_a_yellows() -> None:
-    # Two greens prove a tile.  A cell 38 degrees round from yellow towards green is a
-    # washed green's tint, unless two channels clipped there: clipping bends a yellow
-    # about that far, so the cell stays unread.
+def _clipped_in_two_channels(colour: CellColour, cell: int) -> CellColour:
+    washed = np.where(np.arange(256) == cell, 1.0, 0.0)
+    return CellColour(colour.lightness, colour.a, colour.b, washed, colour.clipped)
+
+
+def test_a_tint_where_glare_clipped_two_channels_is_read_as_a_bent_yellow() -> None:
+    # Three greens prove a tile.  A cell 38 degrees round from yellow towards green is a
+    # washed green's tint where nothing clipped.  Where red and green both clipped it is
+    # the yellow that clipping bends about that far: a green tile clips two channels only
+    # in glare that leaves it white.
     printed_yellow = MODEL.species_hues_deg()["Y"]
     cells = ["?"] * 256
-    cells[SLOT[0]] = cells[SLOT[1]] = "G"
+    cells[SLOT[0]] = cells[SLOT[1]] = cells[SLOT[3]] = "G"
     clear = _board({SLOT[2]: _polar(245.0, 1.1 * FLOOR_CHROMA, printed_yellow + 38.0)})
-    washed = np.where(np.arange(256) == SLOT[2], 1.0, 0.0)
-    clipped = CellColour(clear.lightness, clear.a, clear.b, washed, clear.clipped)
     assert _read(clear, cells)[2] == "G"
-    assert _read(clipped, cells)[2] == "?"
+    assert _read(_clipped_in_two_channels(clear, SLOT[2]), cells)[2] == "Y"
+
+
+def test_a_clipped_tint_between_bent_yellow_and_green_stays_unread() -> None:
+    # 44 degrees round: hardly nearer the bent yellow than green, so neither is read.
+    printed_yellow = MODEL.species_hues_deg()["Y"]
+    cells = ["?"] * 256
+    cells[SLOT[0]] = cells[SLOT[1]] = cells[SLOT[3]] = "G"
+    between = _board({SLOT[2]: _polar(245.0, 1.1 * FLOOR_CHROMA, printed_yellow + 44.0)})
+    assert _read(_clipped_in_two_channels(between, SLOT[2]), cells)[2] == "?"
+
+
+def test_a_bent_yellow_with_a_red_alone_fills_a_tile_that_shows_its_edge() -> None:
+    # One cell read red, three washed yellows bent by clipping: the tile's edge proves
+    # the tile, and the three name their species.
+    printed_yellow = MODEL.species_hues_deg()["Y"]
+    bent = _polar(236.0, 1.4 * FLOOR_CHROMA, printed_yellow + 35.0)
+    colour = _board({SLOT[0]: _washed("R", 0.35), SLOT[1]: bent, SLOT[2]: bent, SLOT[3]: bent})
+    washed = np.isin(np.arange(256), SLOT[1:]).astype(float)
+    colour = CellColour(colour.lightness, colour.a, colour.b, washed, colour.clipped)
+    out = fill_pastel_slots(
+        ["?"] * 256, colour, FLOOR, MODEL, PROFILE, RULES, lambda slot: slot == SLOT
+    )
+    assert [out[i] for i in SLOT] == ["R", "Y", "Y", "Y"]
+
+
+def _under_white(white: tuple[float, float]) -> FloorModel:
+    """The floor model of the other tests, with glare's white balanced to ``white``."""
+    return FloorModel(
+        FLOOR.a,
+        FLOOR.b,
+        FLOOR.path_lightness,
+        FLOOR.path_da,
+        FLOOR.path_db,
+        FLOOR.light_of_cell,
+        np.array([white]),
+    )
+
+
+def test_a_tint_read_differently_from_the_white_and_from_grey_stays_unread() -> None:
+    # A pale orange (a tile the balance misjudged, or a red and a yellow mixed) seen from
+    # a greenish white points at red; from neutral grey it lies nearer yellow.  Where the
+    # glare's white is that uncertain, no species is named.
+    colour = _board({i: (228.0, 10.0, 18.0) for i in SLOT})
+    out = fill_pastel_slots(["?"] * 256, colour, _under_white((-10.0, 0.0)), MODEL, PROFILE, RULES)
+    assert [out[i] for i in SLOT] == ["?"] * 4
+
+
+def test_hues_are_measured_from_the_white_glare_mixes_in() -> None:
+    # Under a warm lamp the balance shows the sensor's white bluish.  A red washed to a
+    # fifth of its ink lies on the line from that white to the red ink: measured from
+    # neutral grey its hue is 37 degrees off red, measured from the white it is red.
+    white = np.array([6.0, -10.0])
+    red = np.array(MODEL.species_ab["R"])
+    a, b = white + 0.2 * (red - white)
+    colour = _board({i: (228.0, float(a), float(b)) for i in SLOT})
+    under_lamp = _under_white((float(white[0]), float(white[1])))
+    out = fill_pastel_slots(["?"] * 256, colour, under_lamp, MODEL, PROFILE, RULES)
+    assert [out[i] for i in SLOT] == ["R"] * 4
+    assert _read(colour, ["?"] * 256) == ["?"] * 4

@@ -555,6 +555,26 @@ def test_each_cell_clips_under_its_own_lamps_balance() -> None:
     assert prove_empty(cells, colour, one, WINDOWS)[spot] == "?"
 
 
+def test_glare_whitens_each_cell_towards_the_white_its_own_balance_shows() -> None:
+    # The sensor's white (every channel at the limit) balanced by a warm lamp's gains on
+    # the right turns cyan; on the left, under unit gains, it stays neutral.  That is the
+    # colour glare mixes into a tile there, with or without a floor colour measured.
+    right_gains = np.array([1.5, 1.1, 0.75])
+    g = PROFILE.geometry
+    right = np.array([g.cell_centre_mm(i // 16, i % 16)[0] > 220 for i in range(256)])
+    gains = np.where(right[:, None], right_gains, 1.0)
+    white = np.minimum(255.0 * right_gains, 255.0).round().astype(np.uint8).reshape(1, 1, 3)
+    expected = cv2.cvtColor(white, cv2.COLOR_BGR2Lab).reshape(3)[1:].astype(float) - 128.0
+    assert expected[0] < -5.0 and expected[1] < -5.0
+    colour = _colour_board(lambda x, y: 0.0, lambda x, y: 15.0)
+    for floor_bgr in (None, np.array([150.0, 175.0, 190.0])):
+        floor = fit_floor(["."] * 256, colour, floor_bgr, gains, _no_clipping, WINDOWS, (0.0, 15.0))
+        wa, wb = floor.white()
+        left_cell, right_cell = int(np.argmin(right)), int(np.argmax(right))
+        assert abs(wa[left_cell]) <= 1.0 and abs(wb[left_cell]) <= 1.0
+        assert np.allclose((wa[right_cell], wb[right_cell]), expected, atol=1.0)
+
+
 def test_a_bonus_cell_is_proven_empty_by_the_floor_around_its_icon() -> None:
     # The icon's own ink is not the floor's: a bonus cell is measured on the ring around
     # its icon, which must show the floor's chroma like any plain cell.

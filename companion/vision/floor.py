@@ -166,6 +166,17 @@ class FloorModel:
     path_da: FloatArray  # chroma change from the floor's own, along each path
     path_db: FloatArray
     light_of_cell: NDArray[np.intp]  # the path each cell follows
+    # Per light, the analysis chroma (a, b) of the sensor's white balanced there: where
+    # glare takes any colour once every channel reaches the limit.  ``None``: neutral.
+    white_ab: FloatArray | None = None
+
+    def white(self) -> tuple[FloatArray, FloatArray]:
+        """The chroma glare takes each cell towards (see ``white_ab``)."""
+        if self.white_ab is None:
+            zero = np.zeros(len(self.light_of_cell))
+            return zero, zero
+        at = self.white_ab[self.light_of_cell]
+        return np.asarray(at[:, 0], np.float64), np.asarray(at[:, 1], np.float64)
 
     def expected(self, lightness: FloatArray) -> tuple[FloatArray, FloatArray]:
         """The floor's chroma at each cell, seen as bright as the cell is."""
@@ -205,15 +216,18 @@ def fit_floor(
     """
     a, b = _floor_plane(cells, colour, windows, printed_floor_ab)
     steps = len(BRIGHTENING)
-    if floor_bgr is None:
-        flat = np.zeros((1, steps))
-        shared = np.linspace(0.0, 255.0, steps)[None, :]
-        return FloorModel(a, b, shared, flat, flat, np.zeros(CELLS, dtype=np.intp))
     # Under one light every cell has the same gains, and so the same path: trace it once.
     if (gains == gains[0]).all():
         distinct, owner = gains[:1], np.zeros(CELLS, dtype=np.intp)
     else:
         distinct, owner = np.unique(gains, axis=0, return_inverse=True)
+    owner = np.asarray(owner.ravel(), dtype=np.intp)
+    white = np.round(np.minimum(255.0 * distinct, 255.0)).astype(np.uint8)
+    white_ab = to_analysis(white[:, None, :])[:, 0, 1:].astype(np.float64) - 128.0
+    if floor_bgr is None:
+        flat = np.zeros((len(distinct), steps))
+        shared = np.tile(np.linspace(0.0, 255.0, steps), (len(distinct), 1))
+        return FloorModel(a, b, shared, flat, flat, owner, white_ab)
     raw = floor_bgr[None, :] / np.maximum(distinct, 1e-6)  # lights x 3
     sensor = np.minimum(raw[:, None, :] * BRIGHTENING[None, :, None], 255.0)
     balanced = np.minimum(sensor * distinct[:, None, :], 255.0)
@@ -228,7 +242,8 @@ def fit_floor(
         lightness,
         lab[..., 1] - own[:, None, 1],
         lab[..., 2] - own[:, None, 2],
-        np.asarray(owner.ravel(), dtype=np.intp),
+        owner,
+        white_ab,
     )
 
 

@@ -14,7 +14,13 @@ class and the cell comes in unread.  Its mean colour still tells, with two guard
 
 Inside such a slot a cell at the floor's own hue is no floor: the cream floor is a pale
 yellow, and glare takes a yellow tile straight to it, where the other species arrive from
-their own side of the hue circle (green nearest) or lose their hue to white.
+their own side of the hue circle (green nearest) or lose their hue to white.  So is a cell
+whose red and green both clipped while blue did not, at the hue clipping bends a yellow
+to: no other ink clips two channels short of white.
+
+Glare mixes the sensor's white into a tile, and the balance shows that white tinted where
+a lamp is coloured (:meth:`~companion.vision.floor.FloorModel.white`): a tint's hue is
+measured from there.
 
 Skin shares a pale red's hue, so no slot within reach of an arm's skin is read this way.
 """
@@ -23,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -73,8 +80,9 @@ class PastelRules:
     # ... and keeps this share of the floor's chroma at least (washed white, it has none).
     floor_chroma_share_min: float = 0.7
     # Inside a slot known to hold a tile, every cell is one of the tile's species: a cell
-    # off the floor is read from its hue with this much chroma left (a glossy red washed
-    # to an eighth of its ink keeps about 5; white keeps none) ...
+    # off the floor is read from its hue with this much chroma left, away from the white
+    # glare mixes in (a glossy red washed to an eighth of its ink keeps about 5; white
+    # keeps none) ...
     tinted_min_chroma: float = 5.0
     # ... when the hue lies this close to a printed species' (glare bends it a little) ...
     tinted_half_width_deg: float = 25.0
@@ -150,26 +158,54 @@ def pastel_species(
     return out
 
 
+class _Nearest(NamedTuple):
+    """Per cell, seen from one origin: the species whose printed hue is nearest."""
+
+    chroma: FloatArray  # the cell's distance from the origin
+    away_deg: FloatArray  # hue distance to the nearest species
+    margin_deg: FloatArray  # ... and how much further the second nearest lies
+    species: NDArray[np.intp]  # the nearest, in SPECIES_ORDER
+
+
+def _nearest_species(colour: CellColour, origin: Expected, model: ColourModel) -> _Nearest:
+    oa, ob = origin
+    hue = _angle(colour.a - oa, colour.b - ob)
+    inks = [_angle(model.species_ab[c][0] - oa, model.species_ab[c][1] - ob) for c in SPECIES_ORDER]
+    away = np.abs(np.stack([hue_difference(hue - ink, 0.0) for ink in inks]))
+    ranked = np.sort(away, axis=0)
+    chroma = np.asarray(np.hypot(colour.a - oa, colour.b - ob), dtype=np.float64)
+    return _Nearest(chroma, ranked[0], ranked[1] - ranked[0], np.argmin(away, axis=0))
+
+
 def tinted_species(
-    colour: CellColour, expected: Expected, model: ColourModel, rules: PastelRules
+    colour: CellColour,
+    expected: Expected,
+    model: ColourModel,
+    rules: PastelRules,
+    white: Expected | None = None,
 ) -> list[str | None]:
     """Per cell, the species other than yellow its hue names once a tile is known to cover
-    it, or ``None``.  Yellow shares the floor's hue: :func:`floor_hued` decides it."""
-    off_floor = _off_floor(colour, expected) >= rules.min_floor_offset
-    tinted = off_floor & (np.hypot(colour.a, colour.b) >= rules.tinted_min_chroma)
-    hue = _angle(colour.a, colour.b)
-    printed = model.species_hues_deg()
-    letters = list(SPECIES_ORDER)
-    away = np.abs(np.stack([hue_difference(hue, printed[c]) for c in letters]))
-    ranked = np.sort(away, axis=0)
-    nearest = np.argmin(away, axis=0)
-    clear = (ranked[0] <= rules.tinted_half_width_deg) & (
-        ranked[1] - ranked[0] >= rules.tinted_margin_deg
+    it, or ``None``.  Yellow shares the floor's hue: :func:`floor_hued` decides it.
+
+    Glare mixes the sensor's white into a tile, and the balance shows that white tinted
+    where a lamp is coloured (``white``, per cell; neutral when ``None``).  A washed cell
+    lies on the line from that white to its ink, unless the balance misjudged the white:
+    the cell must name the same species seen from the white and from neutral grey, and
+    name it clearly from the white."""
+    neutral = (np.zeros(len(colour.a)), np.zeros(len(colour.a)))
+    grey = _nearest_species(colour, neutral, model)
+    lit = grey if white is None else _nearest_species(colour, white, model)
+    tinted = (
+        (_off_floor(colour, expected) >= rules.min_floor_offset)
+        & (np.minimum(grey.chroma, lit.chroma) >= rules.tinted_min_chroma)
+        & (grey.species == lit.species)
+        & (lit.away_deg <= rules.tinted_half_width_deg)
+        & (lit.margin_deg >= rules.tinted_margin_deg)
     )
-    bent = _maybe_bent_yellow(colour, hue, printed)
-    out: list[str | None] = [None] * len(hue)
-    for i in np.flatnonzero(tinted & clear).tolist():
-        letter = letters[int(nearest[i])]
+    bent = _maybe_bent_yellow(colour, _angle(colour.a, colour.b), model.species_hues_deg())
+    out: list[str | None] = [None] * len(colour.a)
+    for i in np.flatnonzero(tinted).tolist():
+        letter = SPECIES_ORDER[int(lit.species[i])]
         out[i] = None if letter == "Y" or (letter == "G" and bent[i]) else letter
     return out
 
@@ -184,6 +220,28 @@ def floor_hued(colour: CellColour, expected: Expected, rules: PastelRules) -> ND
         (colour.lightness >= rules.min_lightness)
         & (off >= -rules.floor_hue_red_side_deg)
         & (off <= rules.floor_hue_green_side_deg)
+        & (share >= rules.floor_chroma_share_min)
+    )
+
+
+def bent_yellow(
+    colour: CellColour, expected: Expected, model: ColourModel, rules: PastelRules
+) -> NDArray[np.bool_]:
+    """Per cell, whether it is washed out in two channels with a hue clearly nearer a
+    yellow bent by glare than green, keeping the floor's chroma: in a slot known to hold a
+    tile, a washed yellow.  Only a yellow ink (or the floor) clips red and green long
+    before blue; a green, red or blue tile clips two channels only in glare that leaves it
+    white."""
+    ea, eb = expected
+    share = np.hypot(colour.a, colour.b) / np.maximum(np.hypot(ea, eb), 1e-9)
+    hue = _angle(colour.a, colour.b)
+    printed = model.species_hues_deg()
+    bent = np.abs(hue_difference(hue, printed["Y"] + YELLOW_DRIFT_MAX_DEG))
+    green = np.abs(hue_difference(hue, printed["G"]))
+    return np.asarray(
+        washed_out(colour)
+        & (green - bent >= rules.tinted_margin_deg)
+        & (colour.lightness >= rules.min_lightness)
         & (share >= rules.floor_chroma_share_min)
     )
 
@@ -206,8 +264,8 @@ def fill_pastel_slots(
     arm's lit skin) is left as it is."""
     expected = floor.expected(colour.lightness)
     seen = pastel_species(colour, expected, model, rules)
-    tinted = tinted_species(colour, expected, model, rules)
-    yellow = floor_hued(colour, expected, rules)
+    tinted = tinted_species(colour, expected, model, rules, floor.white())
+    yellow = floor_hued(colour, expected, rules) | bent_yellow(colour, expected, model, rules)
     off_floor = _off_floor(colour, expected)
     glare = (colour.lightness >= rules.min_lightness) | (colour.clipped >= rules.glare_clipped_min)
     washed = glare | (colour.lightness >= rules.tinted_min_lightness)
@@ -245,6 +303,7 @@ def fill_pastel_slots(
 
 __all__ = [
     "PastelRules",
+    "bent_yellow",
     "fill_pastel_slots",
     "floor_hued",
     "pastel_species",
