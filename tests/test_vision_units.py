@@ -153,6 +153,22 @@ def test_no_boundary_makes_two_pieces_of_one_colour_dominus() -> None:
     assert frame_boundary(scores, rules, 0.2, colours) == pytest.approx((-0.12 + 0.27) / 2)
 
 
+def test_a_default_that_makes_two_pieces_of_one_colour_dominus_gives_way() -> None:
+    # Crowded vilici blurred larger: no gap is as clear as a frame's own boundary asks,
+    # and the default boundary would leave two reds and two yellows above it.  A colour
+    # has one dominus: the widest gap that leaves one of each above is the boundary.
+    rules = WorkerRules()
+    scores = [-0.25, -0.2, -0.13, -0.05, -0.04, 0.03, 0.2, 0.33, 0.4, 0.42]
+    colours = ["G", "B", "Y", "R", "B", "Y", "R", "B", "Y", "G"]
+    assert frame_boundary(scores, rules, 0.3) == rules.size_bias
+    assert frame_boundary(scores, rules, 0.3, colours) == pytest.approx((0.03 + 0.2) / 2)
+    # Every colour at most once above the default, and no clear gap: the default stands.
+    even = [-0.3, -0.25, -0.2, -0.12, 0.0, 0.05, 0.15, 0.25]
+    assert frame_boundary(even, rules, 0.3, ["R", "G", "B", "Y", "R", "G", "B", "Y"]) == (
+        rules.size_bias
+    )
+
+
 def test_from_a_slant_the_reach_of_the_top_tells_the_size() -> None:
     g, rules = PROFILE.geometry, WorkerRules()
     lean = 0.8

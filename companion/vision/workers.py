@@ -814,7 +814,9 @@ def frame_boundary(
     clusters with a clear gap, and the middle of that gap is a better boundary than any
     fixed one.  Otherwise the default stands.  A gap that would leave two pieces of one
     colour (``colours``, in the order of ``scores``) above it is no boundary: each colour
-    has a single dominus.
+    has a single dominus.  By the same count, a default that leaves two pieces of one
+    colour above it is no boundary either: then the widest gap that leaves at most one
+    is, however narrow (the pieces beside a narrow gap stay unsure by their margins).
     """
     ordered = sorted(
         (s, c)
@@ -833,7 +835,11 @@ def frame_boundary(
             and len(above) == len(set(above))
         ):
             best_gap, boundary = gap, middle
-    return boundary if best_gap >= rules.cluster_gap else rules.size_bias
+    if best_gap >= rules.cluster_gap:
+        return boundary
+    above_default = [c for s, c in ordered if s > rules.size_bias and c]
+    too_many = len(above_default) != len(set(above_default))
+    return boundary if too_many and best_gap > 0.0 else rules.size_bias
 
 
 class StripPixels(NamedTuple):
