@@ -9,6 +9,7 @@ its cells become ``?``.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -305,6 +306,13 @@ def apply_tile_constraint(cells: list[str], profile: BoardProfile) -> list[str]:
 
 def slot_possible(chars: list[str]) -> bool:
     """Could a real slot look like this, reading ``?`` as any character?"""
+    return _slot_possible("".join(chars))
+
+
+@functools.lru_cache(maxsize=2048)
+def _slot_possible(chars: str) -> bool:
+    """:func:`slot_possible` of the cells' characters in one string: a slot has four, so
+    a frame meets only a few hundred patterns, each worked out once."""
     known = [c for c in chars if c != "?"]
     if not known:
         return True

@@ -262,6 +262,15 @@ def fill_pastel_slots(
 
     Skin has a pale red's hue: a slot with a cell ``beside_arm`` (within reach of an
     arm's lit skin) is left as it is."""
+    slots = [
+        slot
+        for slot in profile.slots
+        if any(cells[i] == "?" for i in slot)
+        and all(cells[i] != "." for i in slot)
+        and not beside_arm.intersection(slot)
+    ]
+    if not slots:
+        return list(cells)  # most frames: no evidence to weigh
     expected = floor.expected(colour.lightness)
     seen = pastel_species(colour, expected, model, rules)
     tinted = tinted_species(colour, expected, model, rules, floor.white())
@@ -270,10 +279,8 @@ def fill_pastel_slots(
     glare = (colour.lightness >= rules.min_lightness) | (colour.clipped >= rules.glare_clipped_min)
     washed = glare | (colour.lightness >= rules.tinted_min_lightness)
     out = list(cells)
-    for slot in profile.slots:
+    for slot in slots:  # slots share no cell: each is judged on the cells as read
         chars = [out[i] for i in slot]
-        if "?" not in chars or "." in chars or beside_arm.intersection(slot):
-            continue
         # Evidence of a tile needs glare on the cell: a tint in the shade may be a shadow's.
         guesses = [
             c if c != "?" else (seen[i] or (tinted[i] if glare[i] else None))
