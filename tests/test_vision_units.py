@@ -735,6 +735,22 @@ def test_reach_around_the_arm_is_measured_in_millimetres() -> None:
     assert not near[270 - step - 3, 275]
 
 
+def test_reach_worked_out_near_the_arm_is_the_whole_views_reach() -> None:
+    # Only the arm's box widened by the reach is measured; the answer must be the one
+    # the whole view gives, at the view's edges too, and with no arm nothing is near.
+    layout = CanonicalLayout(PROFILE)
+    width, height = layout.size_px
+    rng = np.random.default_rng(5)
+    for _ in range(4):
+        hand = np.zeros((height, width), bool)
+        for _ in range(3):
+            y, x = int(rng.integers(0, height)), int(rng.integers(0, width))
+            hand[y : y + int(rng.integers(5, 60)), x : x + int(rng.integers(5, 60))] = True
+        whole = cv2.distanceTransform((~hand).astype(np.uint8), cv2.DIST_L2, 5)
+        assert np.array_equal(within_reach(hand, layout.px_per_mm, 30.0), whole <= 37.5)
+    assert not within_reach(np.zeros((height, width), bool), layout.px_per_mm, 30.0).any()
+
+
 def _clipped_beside_an_arm(cells: list[str], clipped_cells: list[int]) -> CellColour:
     colour = _colour_board(lambda x, y: 0.0, lambda x, y: 0.0)
     clipped = np.zeros(256)
@@ -755,7 +771,7 @@ def test_beside_an_arm_a_clipped_cell_proves_no_floor() -> None:
     colour = _clipped_beside_an_arm(cells, [*SLOT, 3, 40])
     colour.clipped[2] = 0.3
     near = frozenset({*SLOT, 2, 3})
-    out = doubt_clipped_floor(cells, colour, near, NO_WALLS, PROFILE.slots)
+    out = doubt_clipped_floor(cells, colour, near, lambda asked: NO_WALLS, PROFILE.slots)
     assert [out[i] for i in SLOT] == ["?"] * 4  # near the arm and clipped
     assert out[40] == "."  # clipped, but far from any arm
     assert out[3] == "R"  # only empty readings are doubted
@@ -769,12 +785,12 @@ def test_beside_an_arm_a_printed_wall_or_a_bare_slot_mate_keeps_the_floor() -> N
     near = frozenset({*SLOT, *NEXT_SLOT})
     walls = NO_WALLS.copy()
     walls[0] = True  # the wall beside the slot's corner cell shows: no arm over it
-    out = doubt_clipped_floor(cells, colour, near, walls, PROFILE.slots)
+    out = doubt_clipped_floor(cells, colour, near, lambda asked: walls, PROFILE.slots)
     # The corner cell is bare floor, so no tile lies under the rest of its slot.
     assert [out[i] for i in SLOT] == ["."] * 4
     assert [out[i] for i in NEXT_SLOT] == ["?"] * 4
     colour.clipped[19] = 0.0  # one cell of the next slot shows the floor unclipped
-    out = doubt_clipped_floor(cells, colour, near, walls, PROFILE.slots)
+    out = doubt_clipped_floor(cells, colour, near, lambda asked: walls, PROFILE.slots)
     assert [out[i] for i in NEXT_SLOT] == ["."] * 4
 
 

@@ -90,3 +90,15 @@ def test_an_arm_reaching_over_part_of_a_wall_leaves_it_unproven() -> None:
     top = y - GEOMETRY.cell_mm / 6
     view[round(top * S) : round((top + GEOMETRY.cell_mm / 3) * S), : round(x * S)] = LIT_SKIN
     assert not WALLS.shown(view)[cell]
+
+
+def test_walls_asked_for_some_cells_only_are_those_of_the_whole_board() -> None:
+    view = _board()
+    corner = _vat_cell(1, 1, 0)
+    _arm_over(view, corner, width_mm=12.0)
+    every = WALLS.shown(view)
+    asked = [corner, corner - 1, corner + GRID, _vat_cell(2, 2, 0), _vat_cell(0, 3, 5)]
+    some = WALLS.shown(view, asked)
+    assert [bool(some[i]) for i in asked] == [bool(every[i]) for i in asked]
+    assert not some[corner] and some[corner + GRID]
+    assert some.sum() == sum(bool(every[i]) for i in asked)

@@ -12,7 +12,7 @@ such a washed-out cell is never proven empty.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -326,7 +326,7 @@ def doubt_clipped_floor(
     cells: list[str],
     colour: CellColour,
     near_arm: frozenset[int],
-    walls_shown: NDArray[np.bool_],
+    walls_shown: Callable[[Collection[int]], NDArray[np.bool_]],
     slots: Sequence[Sequence[int]],
 ) -> list[str]:
     """Empty cells near an arm become ``?`` where a channel clipped over most of the window,
@@ -336,14 +336,16 @@ def doubt_clipped_floor(
     clips, they show the same chroma in what is left, so beside an arm the floor's colour
     is no proof there.  The wall beside a cell is (an arm over the cell covers it as
     well), and a tile covers its whole slot: one cell of it seen bare means no tile lies
-    under the others, whatever covers them.
+    under the others, whatever covers them.  ``walls_shown`` tells, for the cells given,
+    whether the wall beside each shows (:meth:`~companion.vision.walls.CellWalls.shown`):
+    it is asked only about cells in doubt.
     """
     clipped = colour.clipped >= CLIPPED_MIN
-    doubtful = {
-        i
-        for i, c in enumerate(cells)
-        if c == "." and i in near_arm and clipped[i] and not walls_shown[i]
-    }
+    suspects = [i for i, c in enumerate(cells) if c == "." and i in near_arm and clipped[i]]
+    if not suspects:
+        return list(cells)
+    walls = walls_shown(suspects)
+    doubtful = {i for i in suspects if not walls[i]}
     out = list(cells)
     for slot in slots:
         bare = any(out[i] == "." and i not in doubtful for i in slot)

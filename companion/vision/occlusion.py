@@ -215,8 +215,20 @@ def within_reach(hand: NDArray[np.bool_], px_per_mm: float, reach_mm: float) -> 
     The region can miss the part of a hand a lamp lights until a channel clips: what is
     left of its colour is the floor's, and nothing tells where that skin ends.
     """
-    distance = cv2.distanceTransform((~hand).astype(np.uint8), cv2.DIST_L2, 5)
-    return np.asarray(distance <= reach_mm * px_per_mm)
+    reach_px = reach_mm * px_per_mm
+    near = np.zeros(hand.shape, dtype=bool)
+    ys, xs = np.nonzero(hand)
+    if len(ys) == 0:
+        return near
+    # Nothing beyond the hand's box widened by the reach can be within it, and the
+    # shortest path to the hand from inside that box stays inside it.
+    margin = int(np.ceil(reach_px)) + 1
+    y0, x0 = max(int(ys.min()) - margin, 0), max(int(xs.min()) - margin, 0)
+    y1, x1 = int(ys.max()) + margin + 1, int(xs.max()) + margin + 1
+    box = (~hand[y0:y1, x0:x1]).astype(np.uint8)
+    distance = cv2.distanceTransform(box, cv2.DIST_L2, 5)
+    near[y0:y1, x0:x1] = distance <= reach_px
+    return near
 
 
 def _dilated_near(

@@ -220,8 +220,9 @@ class BoardReader:
                 cells[i] = "?"
             reach = within_reach(hand, self.layout.px_per_mm, LIT_SKIN_REACH_MM)
             near = _cells_covered(reach, self._cell_pixels, 0.0)
-            walls = self.walls.shown(view)
-            cells = doubt_clipped_floor(cells, colour, near, walls, self.profile.slots)
+            cells = doubt_clipped_floor(
+                cells, colour, near, lambda asked: self.walls.shown(view, asked), self.profile.slots
+            )
         cells = fill_pastel_slots(
             cells, colour, floor, self.colours, self.profile, self.pastel_rules, shows_edge, near
         )

@@ -11,6 +11,7 @@ on both sides of where the wall should be.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import cv2
@@ -84,18 +85,37 @@ class CellWalls:
         wall_grey = _grey(hex_to_bgr(profile.colours.wall))
         self.step_min = rules.step_share_min * (1.0 - wall_grey / floor_grey)
 
-    def shown(self, view_bgr: NDArray[np.uint8]) -> NDArray[np.bool_]:
-        """Cells whose every rim side shows the printed wall (never a cell off the rim)."""
-        grey = cv2.cvtColor(view_bgr, cv2.COLOR_BGR2GRAY).ravel().astype(np.float32)
-        floor = np.median(grey[self._floor_px], axis=2)
-        wall = np.median(grey[self._wall_px], axis=2)
+    def shown(
+        self, view_bgr: NDArray[np.uint8], cells: Collection[int] | None = None
+    ) -> NDArray[np.bool_]:
+        """Cells whose every rim side shows the printed wall (never a cell off the rim),
+        among ``cells`` (all when ``None``; the others read False): only their sides'
+        pixels are looked at."""
+        if cells is None:
+            sides = np.arange(len(self._owners))
+        else:
+            sides = np.flatnonzero(np.isin(self._owners, np.fromiter(cells, dtype=np.intp)))
+        shown = np.zeros(CELLS, dtype=bool)
+        if len(sides) == 0:
+            return shown
+        floor = np.median(_grey_at(view_bgr, self._floor_px[sides]), axis=2)
+        wall = np.median(_grey_at(view_bgr, self._wall_px[sides]), axis=2)
         step = (floor - wall) / np.maximum(floor, 1.0)
         # The step at the side's weakest positions, leaving the share a finger may cross.
         weak = np.quantile(step, 1.0 - self.rules.along_min, axis=1)
         side_shows = weak >= self.step_min
-        shown = self._rim.copy()
-        np.logical_and.at(shown, self._owners, side_shows)
+        owners = self._owners[sides]
+        shown[owners] = True
+        np.logical_and.at(shown, owners, side_shows)
         return shown
+
+
+def _grey_at(view_bgr: NDArray[np.uint8], pixels: NDArray[np.intp]) -> NDArray[np.float32]:
+    """Grey levels (as OpenCV converts) of the view's pixels at flat indices ``pixels``,
+    in their shape: converting only these is cheaper than the whole view."""
+    picked = np.take(view_bgr.reshape(-1, 3), pixels.ravel(), axis=0).reshape(-1, 1, 3)
+    grey = cv2.cvtColor(picked, cv2.COLOR_BGR2GRAY)
+    return np.asarray(grey, dtype=np.float32).reshape(pixels.shape)
 
 
 def _on_rim(profile: BoardProfile, row: int, col: int, vertical: bool, outward: int) -> bool:
