@@ -874,7 +874,11 @@ def _measure_pieces(
         lines = [i for i in occupied if codes[i] == colour]
         pick = (pixels.classes == PixelClass[str(colour)]) | np.isin(dark_owner, lines)
         result |= _measure_colour(
-            StripPixels(pixels.pts_mm[pick], pixels.classes[pick], pixels.contrast[pick]),
+            StripPixels(
+                np.compress(pick, pixels.pts_mm, axis=0),
+                pixels.classes[pick],
+                np.compress(pick, pixels.contrast, axis=0),
+            ),
             layout,
             lines,
             leans,
@@ -922,7 +926,7 @@ def _hidden_pieces(
     point, piece = _pairs_in_boxes(pixels.pts_mm, bases - HIDDEN_REACH_MM, bases + HIDDEN_REACH_MM)
     own_class = np.array([PixelClass[str(codes[line])] for line in occupied], dtype=np.uint8)
     classes = pixels.classes[point]
-    offsets = pixels.pts_mm[point] - bases[piece]
+    offsets = np.take(pixels.pts_mm, point, axis=0) - np.take(bases, piece, axis=0)
     other = (classes != own_class[piece]) & (classes != PixelClass.DARK)
     near = other & (np.linalg.norm(offsets, axis=1) <= HIDDEN_REACH_MM)
     # Only a piece nearer the camera hides this one: its colour lies on the inner side
@@ -931,7 +935,7 @@ def _hidden_pieces(
     lean = np.array([leans[line] for line in occupied], dtype=np.float64)
     norm = np.linalg.norm(lean, axis=1)
     direction = lean / np.maximum(norm, INNER_LEAN_MIN)[:, None]
-    inner_side = (offsets * direction[piece]).sum(axis=1) <= INNER_SIDE_MM
+    inner_side = (offsets * np.take(direction, piece, axis=0)).sum(axis=1) <= INNER_SIDE_MM
     near &= (norm <= INNER_LEAN_MIN)[piece] | inner_side
     counts = np.bincount(piece[near], minlength=len(occupied))
     return {
@@ -946,14 +950,14 @@ def _pairs_in_boxes(
     edges included): the point's index and the box's, as two arrays, box after box."""
     # Sorted by y, the points within each box's band of rows are one run.
     order = np.argsort(pts_mm[:, 1], kind="stable")
-    ys = pts_mm[order, 1]
+    ys = np.take(pts_mm[:, 1], order)
     start = np.searchsorted(ys, low[:, 1], side="left")
     count = np.maximum(np.searchsorted(ys, high[:, 1], side="right") - start, 0)
     box = np.repeat(np.arange(len(low)), count)
     # Every run's positions in the sorted order, all at once.
     offset = np.repeat(start - (np.cumsum(count) - count), count)
     point = order[np.arange(len(box)) + offset]
-    xs = pts_mm[point, 0]
+    xs = np.take(pts_mm[:, 0], point)
     inside = (xs >= low[box, 0]) & (xs <= high[box, 0])
     return point[inside], box[inside]
 
@@ -970,7 +974,8 @@ def _dark_pixel_owners(
     if not dark.any() or not occupied:
         return owner
     # Each dark pixel goes to the nearest standing piece of any colour, if near enough.
-    dist = _distances_to_pieces(pixels.pts_mm[dark], layout, occupied, leans, DARK_REACH_MM)
+    dark_mm = np.compress(dark, pixels.pts_mm, axis=0)
+    dist = _distances_to_pieces(dark_mm, layout, occupied, leans, DARK_REACH_MM)
     nearest = np.argmin(dist, axis=1)
     close = dist[np.arange(len(nearest)), nearest] <= DARK_REACH_MM
     owner[np.flatnonzero(dark)[close]] = np.asarray(occupied)[nearest[close]]
@@ -995,7 +1000,8 @@ def _distances_to_pieces(
     high = np.maximum(bases, bases + axes) + reach_mm
     # Every (point, piece) pair within the piece's box, measured in one go.
     point, piece = _pairs_in_boxes(pts_mm, low, high)
-    measured = _axis_distance(pts_mm[point] - bases[piece], axes[piece])
+    offsets = np.take(pts_mm, point, axis=0) - np.take(bases, piece, axis=0)
+    measured = _axis_distance(offsets, np.take(axes, piece, axis=0))
     dist = np.full((len(pts_mm), len(lines)), np.inf)
     dist[point, piece] = np.where(measured <= reach_mm, measured, np.inf)
     return dist
@@ -1032,10 +1038,11 @@ def _measure_colour(
     by_owner = kept[np.argsort(owner[kept], kind="stable")]
     bounds = np.searchsorted(owner[by_owner], np.arange(len(lines) + 1)).tolist()
     shade = pixels.classes[by_owner] == PixelClass.DARK
-    contrast, pts_mm = pixels.contrast[by_owner], pixels.pts_mm[by_owner]
+    contrast = np.take(pixels.contrast, by_owner, axis=0)
+    pts_mm = np.take(pixels.pts_mm, by_owner, axis=0)
     for k, line in enumerate(lines):
         mine = slice(bounds[k], bounds[k + 1])
-        own = pts_mm[mine][_own_pixels(shade[mine], contrast[mine])]
+        own = np.compress(_own_pixels(shade[mine], contrast[mine]), pts_mm[mine], axis=0)
         if len(own) == 0:
             result[line] = MISSING
             continue
@@ -1068,7 +1075,7 @@ def _own_pixels(shade: NDArray[np.bool_], contrast: NDArray[np.float32]) -> NDAr
     lit = ~shade
     if not lit.any():
         return np.ones(len(shade), dtype=np.bool_)
-    lit_contrast = contrast[lit]
+    lit_contrast = np.compress(lit, contrast, axis=0)
     bar = LEVELS * [_quantile(lit_contrast[:, c], FULL_CONTRAST_QUANTILE) for c in range(2)]
     return np.asarray(
         (contrast[:, 0] >= bar[0]) | (contrast[:, 1] >= bar[1]) | shade, dtype=np.bool_
