@@ -257,7 +257,7 @@ def floor_colour(
         return None
     chosen = empty[windows.sample_keys]
     pixels = np.take(raw.reshape(-1, 3), windows.sample_pixels[chosen], axis=0)
-    balanced = pixels * gains[windows.sample_keys[chosen]]
+    balanced = pixels * np.take(gains, windows.sample_keys[chosen], axis=0)
     return np.asarray(np.median(balanced, axis=0), np.float64)
 
 

@@ -147,7 +147,8 @@ def _unclipped_medians(
     sampled = np.bincount(samples.block, minlength=count)
     kept = np.bincount(samples.block[clear], minlength=count)
     usable = (kept > 0) & (kept >= BLOCK_MIN_CLEAR * sampled)
-    return grouped_medians(pixels[clear], samples.block[clear], count), usable, pixels
+    kept_pixels = np.compress(clear, pixels, axis=0)
+    return grouped_medians(kept_pixels, samples.block[clear], count), usable, pixels
 
 
 class _BlockSamples(NamedTuple):

@@ -257,7 +257,8 @@ class _Fitter:
             label[piece.pixels] = piece.label
         band = cv2.morphologyEx(label, cv2.MORPH_GRADIENT, _BAND) > 0
         counted = self.valid & ~band
-        cost = float(_COST[label[counted], self.seen[counted]].sum())
+        keys = label.astype(np.intp) * _COST.shape[1] + self.seen  # flat (answer, seen)
+        cost = float(np.take(_COST.ravel(), keys[counted]).sum())
         return cost, float(np.count_nonzero(counted))
 
     def _draw(
