@@ -16,6 +16,7 @@ from companion.vision.cells import CELLS, N_CLASSES, CellRules, LabelledPixels, 
 from companion.vision.colour import (
     ColourModel,
     PixelClass,
+    bgr_to_ab,
     classify,
     drop_cool_where_red_clipped,
     hex_to_bgr,
@@ -703,6 +704,30 @@ def test_the_arm_follows_its_own_colour_where_light_took_it_out_of_skin() -> Non
     lab[300:360, 60:420] = (200, 128, 198)
     mask = hand_mask(classes, no_skin, no_skin, layout, lab)
     assert mask is not None and not mask[330, 400]
+
+
+def test_an_arm_brightened_out_of_every_class_is_still_found_on_the_sheet() -> None:
+    # An arm near the lamp over a sheet in its own shadow: the balance brightens it until
+    # red clips, and it shows no class at all, no skin, but a chroma far from the
+    # sheet's and more saturated.  Glare on the sheet (paler) and a shadow (the sheet's
+    # own chroma) are no arm.
+    layout = CanonicalLayout(PROFILE)
+    width, height = layout.size_px
+    sheet_ab = bgr_to_ab(ColourModel.from_profile(PROFILE).sheet_bgr)
+    classes = np.full((height, width), PixelClass.NEUTRAL, np.uint8)
+    lab = np.full((height, width, 3), 128, np.uint8)
+    lab[..., 1:] = np.round(np.array(sheet_ab) + 128.0).astype(np.uint8)
+    no_skin = np.zeros((height, width), bool)
+    classes[300:360, 0:420] = PixelClass.UNKNOWN
+    lab[300:360, 0:420] = (225, 139, 161)  # a = +11, b = +33
+    mask = hand_mask(classes, no_skin, no_skin, layout, lab, sheet_ab)
+    assert mask is not None and mask[330, 60] and mask[330, 400]
+    assert hand_mask(classes, no_skin, no_skin, layout, lab) is None  # no sheet chroma given
+    lab[300:360, 0:420] = (250, 128, 128)  # glare: far from the sheet, but paler
+    assert hand_mask(classes, no_skin, no_skin, layout, lab, sheet_ab) is None
+    lab[300:360, 0:420, 0] = 120  # a shadow: the sheet's own chroma, darker
+    lab[300:360, 0:420, 1:] = np.round(np.array(sheet_ab) + 128.0).astype(np.uint8)
+    assert hand_mask(classes, no_skin, no_skin, layout, lab, sheet_ab) is None
 
 
 def test_skin_over_the_grid_is_an_arm_only_when_a_broad_way_leads_out() -> None:

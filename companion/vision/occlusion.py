@@ -45,6 +45,12 @@ LIT_SKIN_REACH_MM = 60.0
 SKIN_SHARE_MIN = 0.3
 # Connected regions are found on a view reduced by this factor (a hand is large).
 REDUCE = 2
+# Skin lit far brighter than the sheet (an arm near the lamp over a sheet in its own
+# shadow) is brightened further by the balance until red clips, and turns from skin's
+# hues towards the sheet's: it is no class at all, but still far (Lab a, b units) from the
+# sheet's chroma and at least as saturated, where glare and shadows on the sheet are
+# paler or about as far.  On the sheet's outer edge such a patch is a foreign object.
+FOREIGN_AB_MIN = 12.0
 
 
 def hand_mask(
@@ -53,15 +59,17 @@ def hand_mask(
     skin_any: NDArray[np.bool_],
     layout: CanonicalLayout,
     lab: NDArray[np.uint8] | None = None,
+    sheet_ab: tuple[float, float] | None = None,
 ) -> NDArray[np.bool_] | None:
     """The region covered by a hand, or ``None`` when no hand reaches over the board.
 
     A hand is found where the bare sheet shows a large patch of lit skin, or, far enough
     from the worker strips that no piece can lean there, a large patch of anything but
     sheet and clearly coloured (an arm in shadow can look as red as a tile; glare or a
-    shadow on the sheet is not coloured).  The region then grows through skin as broad
-    as a hand and, given ``lab`` (the analysis Lab view), through the colour of the arm's
-    own patch on the sheet.
+    shadow on the sheet is not coloured), or, given ``lab`` (the analysis Lab view) and
+    the sheet's chroma there (``sheet_ab``), of no class but far from the sheet's chroma
+    (see FOREIGN_AB_MIN).  The region then grows through skin as broad as a hand and,
+    given ``lab``, through the colour of the arm's own patch on the sheet.
     """
     s = layout.px_per_mm / REDUCE
     # Every test below runs on the reduced grid only (copied whole: strided views are slow).
@@ -69,6 +77,8 @@ def hand_mask(
     small_skin = np.ascontiguousarray(skin[::REDUCE, ::REDUCE])
     coloured = cv2.inRange(small, int(PixelClass.B), int(PixelClass.R)) > 0
     ring, outer = layout.ring_mask[::REDUCE, ::REDUCE], layout.outer_mask[::REDUCE, ::REDUCE]
+    if lab is not None and sheet_ab is not None:
+        coloured |= _foreign(small, lab[::REDUCE, ::REDUCE], sheet_ab) & outer
     patch = (small_skin & ring) | (coloured & outer)
     min_px = HAND_MIN_AREA_MM2 * s * s
     n, labels, seeds = _patches(patch, min_px)
@@ -107,6 +117,18 @@ def hand_mask(
     region = _u8(cv2.dilate(region, kernel))
     full = cv2.resize(region, (skin.shape[1], skin.shape[0]), interpolation=cv2.INTER_NEAREST)
     return np.asarray(full > 0, dtype=bool)
+
+
+def _foreign(
+    classes: NDArray[np.uint8], lab: NDArray[np.uint8], sheet_ab: tuple[float, float]
+) -> NDArray[np.bool_]:
+    """Pixels of no class whose chroma lies far from the sheet's and is no paler."""
+    a = lab[..., 1].astype(np.float32) - 128.0
+    b = lab[..., 2].astype(np.float32) - 128.0
+    sa, sb = sheet_ab
+    far = (a - sa) ** 2 + (b - sb) ** 2 >= FOREIGN_AB_MIN**2
+    saturated = a * a + b * b >= sa * sa + sb * sb
+    return np.asarray((classes == PixelClass.UNKNOWN) & far & saturated, dtype=np.bool_)
 
 
 def _patches(patch: NDArray[np.bool_], min_px: float) -> tuple[int, NDArray[np.int32], list[int]]:

@@ -159,7 +159,14 @@ class BoardReader:
         sheet = sheet_colour(strips)
         light = SheetLight.measure(view, self.layout, sheet, strips)
         sorted_ = self._classified(view, light)
-        hand = hand_mask(sorted_.classes, sorted_.skin, sorted_.skin_any, self.layout, sorted_.lab)
+        hand = hand_mask(
+            sorted_.classes,
+            sorted_.skin,
+            sorted_.skin_any,
+            self.layout,
+            sorted_.lab,
+            self._sheet_ab,
+        )
         fitted: _Classified | None = None  # the balance set aside for the single one
         if light.plane is not None and light.set_aside:
             # Something covered part of the sheet while its colour seemed to change: an arm
