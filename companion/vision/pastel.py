@@ -94,6 +94,10 @@ class PastelRules:
     # a tile may be an arm's shaded skin that went unseen (photoreal washed cells: 177
     # and up; shaded skin: about 100-110).
     tinted_min_lightness: float = 150.0
+    # A cell clipped in two channels is a bent yellow when its hue lies this much nearer
+    # the bent yellow's than green's (degrees): as clear as a tint must be of its second
+    # nearest species, since a wrong yellow is as wrong as any.
+    bent_yellow_margin_deg: float = 15.0
 
 
 # The floor's chroma (a, b) expected at each cell, seen as bright as the cell is
@@ -168,6 +172,7 @@ class _Nearest(NamedTuple):
 
 
 def _nearest_species(colour: CellColour, origin: Expected, model: ColourModel) -> _Nearest:
+    """Each cell's nearest printed species by hue, hues measured from ``origin``."""
     oa, ob = origin
     hue = _angle(colour.a - oa, colour.b - ob)
     inks = [_angle(model.species_ab[c][0] - oa, model.species_ab[c][1] - ob) for c in SPECIES_ORDER]
@@ -240,7 +245,7 @@ def bent_yellow(
     green = np.abs(hue_difference(hue, printed["G"]))
     return np.asarray(
         washed_out(colour)
-        & (green - bent >= rules.tinted_margin_deg)
+        & (green - bent >= rules.bent_yellow_margin_deg)
         & (colour.lightness >= rules.min_lightness)
         & (share >= rules.floor_chroma_share_min)
     )
