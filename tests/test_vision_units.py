@@ -709,8 +709,8 @@ def test_the_arm_follows_its_own_colour_where_light_took_it_out_of_skin() -> Non
 def test_an_arm_brightened_out_of_every_class_is_still_found_on_the_sheet() -> None:
     # An arm near the lamp over a sheet in its own shadow: the balance brightens it until
     # red clips, and it shows no class at all, no skin, but a chroma far from the
-    # sheet's and more saturated.  Glare on the sheet (paler) and a shadow (the sheet's
-    # own chroma) are no arm.
+    # sheet's, more saturated and redder.  Glare on the sheet (paler, or greener where it
+    # clipped red) and a shadow (the sheet's own chroma) are no arm.
     layout = CanonicalLayout(PROFILE)
     width, height = layout.size_px
     sheet_ab = bgr_to_ab(ColourModel.from_profile(PROFILE).sheet_bgr)
@@ -724,6 +724,8 @@ def test_an_arm_brightened_out_of_every_class_is_still_found_on_the_sheet() -> N
     assert mask is not None and mask[330, 60] and mask[330, 400]
     assert hand_mask(classes, no_skin, no_skin, layout, lab) is None  # no sheet chroma given
     lab[300:360, 0:420] = (250, 128, 128)  # glare: far from the sheet, but paler
+    assert hand_mask(classes, no_skin, no_skin, layout, lab, sheet_ab) is None
+    lab[300:360, 0:420] = (235, 114, 146)  # glare that clipped red: as saturated, but green
     assert hand_mask(classes, no_skin, no_skin, layout, lab, sheet_ab) is None
     lab[300:360, 0:420, 0] = 120  # a shadow: the sheet's own chroma, darker
     lab[300:360, 0:420, 1:] = np.round(np.array(sheet_ab) + 128.0).astype(np.uint8)

@@ -48,8 +48,9 @@ REDUCE = 2
 # Skin lit far brighter than the sheet (an arm near the lamp over a sheet in its own
 # shadow) is brightened further by the balance until red clips, and turns from skin's
 # hues towards the sheet's: it is no class at all, but still far (Lab a, b units) from the
-# sheet's chroma and at least as saturated, where glare and shadows on the sheet are
-# paler or about as far.  On the sheet's outer edge such a patch is a foreign object.
+# sheet's chroma, at least as saturated and on its red side, where a shadow on the sheet
+# keeps about its chroma, glare is paler, and glare that clips red turns it green.  On
+# the sheet's outer edge such a patch is a foreign object.
 FOREIGN_AB_MIN = 12.0
 
 
@@ -122,13 +123,14 @@ def hand_mask(
 def _foreign(
     classes: NDArray[np.uint8], lab: NDArray[np.uint8], sheet_ab: tuple[float, float]
 ) -> NDArray[np.bool_]:
-    """Pixels of no class whose chroma lies far from the sheet's and is no paler."""
+    """Pixels of no class whose chroma lies far from the sheet's, no paler and no greener."""
     a = lab[..., 1].astype(np.float32) - 128.0
     b = lab[..., 2].astype(np.float32) - 128.0
     sa, sb = sheet_ab
     far = (a - sa) ** 2 + (b - sb) ** 2 >= FOREIGN_AB_MIN**2
     saturated = a * a + b * b >= sa * sa + sb * sb
-    return np.asarray((classes == PixelClass.UNKNOWN) & far & saturated, dtype=np.bool_)
+    warm = a >= sa
+    return np.asarray((classes == PixelClass.UNKNOWN) & far & saturated & warm, dtype=np.bool_)
 
 
 def _patches(patch: NDArray[np.bool_], min_px: float) -> tuple[int, NDArray[np.int32], list[int]]:
