@@ -115,16 +115,19 @@ def _off_floor(colour: CellColour, expected: Expected) -> FloatArray:
     return np.asarray(np.hypot(colour.a - ea, colour.b - eb), dtype=np.float64)
 
 
+def _bent_yellow_lead(hue: FloatArray, printed: dict[str, float]) -> FloatArray:
+    """How much nearer (degrees) each hue lies to a yellow bent by glare as far as
+    YELLOW_DRIFT_MAX_DEG towards green than to green itself (negative: nearer green)."""
+    bent = np.abs(hue_difference(hue, printed["Y"] + YELLOW_DRIFT_MAX_DEG))
+    return np.asarray(np.abs(hue_difference(hue, printed["G"])) - bent, dtype=np.float64)
+
+
 def _maybe_bent_yellow(
     colour: CellColour, hue: FloatArray, printed: dict[str, float]
 ) -> NDArray[np.bool_]:
     """Cells whose green may be a yellow's: where two channels clipped, glare bends a
-    yellow towards green by as much as YELLOW_DRIFT_MAX_DEG, and the cell's hue lies
-    nearer that bent yellow than green."""
-    bent = np.abs(hue_difference(hue, printed["Y"] + YELLOW_DRIFT_MAX_DEG))
-    return np.asarray(
-        washed_out(colour) & (bent < np.abs(hue_difference(hue, printed["G"]))), dtype=np.bool_
-    )
+    yellow towards green, and the cell's hue lies nearer that bent yellow than green."""
+    return np.asarray(washed_out(colour) & (_bent_yellow_lead(hue, printed) > 0.0))
 
 
 def pastel_species(
@@ -187,19 +190,19 @@ def tinted_species(
     expected: Expected,
     model: ColourModel,
     rules: PastelRules,
-    white: Expected | None = None,
+    white: Expected,
 ) -> list[str | None]:
     """Per cell, the species other than yellow its hue names once a tile is known to cover
     it, or ``None``.  Yellow shares the floor's hue: :func:`floor_hued` decides it.
 
     Glare mixes the sensor's white into a tile, and the balance shows that white tinted
-    where a lamp is coloured (``white``, per cell; neutral when ``None``).  A washed cell
-    lies on the line from that white to its ink, unless the balance misjudged the white:
-    the cell must name the same species seen from the white and from neutral grey, and
-    name it clearly from the white."""
+    where a lamp is coloured (``white``, per cell).  A washed cell lies on the line from
+    that white to its ink, unless the balance misjudged the white: the cell must name the
+    same species seen from the white and from neutral grey, and name it clearly from the
+    white."""
     neutral = (np.zeros(len(colour.a)), np.zeros(len(colour.a)))
     grey = _nearest_species(colour, neutral, model)
-    lit = grey if white is None else _nearest_species(colour, white, model)
+    lit = _nearest_species(colour, white, model)
     tinted = (
         (_off_floor(colour, expected) >= rules.min_floor_offset)
         & (np.minimum(grey.chroma, lit.chroma) >= rules.tinted_min_chroma)
@@ -239,13 +242,10 @@ def bent_yellow(
     white."""
     ea, eb = expected
     share = np.hypot(colour.a, colour.b) / np.maximum(np.hypot(ea, eb), 1e-9)
-    hue = _angle(colour.a, colour.b)
-    printed = model.species_hues_deg()
-    bent = np.abs(hue_difference(hue, printed["Y"] + YELLOW_DRIFT_MAX_DEG))
-    green = np.abs(hue_difference(hue, printed["G"]))
+    lead = _bent_yellow_lead(_angle(colour.a, colour.b), model.species_hues_deg())
     return np.asarray(
         washed_out(colour)
-        & (green - bent >= rules.bent_yellow_margin_deg)
+        & (lead >= rules.bent_yellow_margin_deg)
         & (colour.lightness >= rules.min_lightness)
         & (share >= rules.floor_chroma_share_min)
     )

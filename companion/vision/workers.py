@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
@@ -828,18 +829,23 @@ def frame_boundary(
     for k, ((low, _), (high, _)) in enumerate(itertools.pairwise(ordered)):
         gap = high - low
         middle = (low + high) / 2
-        above = [c for _, c in ordered[k + 1 :] if c]
         if (
             gap > best_gap
             and abs(middle - rules.size_bias) <= shift_max
-            and len(above) == len(set(above))
+            and _one_dominus_each(c for _, c in ordered[k + 1 :])
         ):
             best_gap, boundary = gap, middle
     if best_gap >= rules.cluster_gap:
         return boundary
-    above_default = [c for s, c in ordered if s > rules.size_bias and c]
-    too_many = len(above_default) != len(set(above_default))
-    return boundary if too_many and best_gap > 0.0 else rules.size_bias
+    default_holds = _one_dominus_each(c for s, c in ordered if s > rules.size_bias)
+    return rules.size_bias if default_holds or best_gap == 0.0 else boundary
+
+
+def _one_dominus_each(colours: Iterable[str]) -> bool:
+    """Whether the pieces above a boundary (their colours; ``""`` when unknown) hold at
+    most one of each colour, as a colour's single dominus allows."""
+    known = [c for c in colours if c]
+    return len(known) == len(set(known))
 
 
 class StripPixels(NamedTuple):
