@@ -87,6 +87,9 @@ _COST = np.array(
     ],
     dtype=np.float32,
 )
+# The same, as a table over (answer * classes + seen) for cv2.LUT.
+_COST_LUT = np.zeros(256, dtype=np.float32)
+_COST_LUT[: _COST.size] = _COST.ravel()
 _BAND = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))
 
 
@@ -212,39 +215,41 @@ class _Fitter:
         self.seen, self.valid = seen, valid
         self.geometry, self.pose, self.s = geometry, pose, px_per_mm
         self.origin = np.array(window[:2], dtype=np.float64)
-        # A silhouette depends on the space, the size and the yaw, not on the colour tried.
-        self._drawn: dict[tuple[int, float, float, float], NDArray[np.bool_]] = {}
+        # A silhouette depends on the space, the size and the yaw, not on the colour tried:
+        # every yaw's, stacked, per space and size.
+        self._drawn: dict[tuple[int, float, float], _Silhouettes] = {}
         self._floor = (seen == PixelClass.NEUTRAL) & valid
-        self._own: dict[int, NDArray[np.bool_]] = {}  # by colour: its pixels and dark ones
+        # By colour tried: +1 where a pixel shows it (or is dark), -1 where it shows floor.
+        self._weights: dict[int, NDArray[np.float32]] = {}
 
     def exclude(self, pixels: NDArray[np.bool_]) -> None:
         """Judges no more by ``pixels`` (what another piece may cover) from now on."""
         self.valid &= ~pixels
         self._floor = (self.seen == PixelClass.NEUTRAL) & self.valid
-        self._own.clear()
+        self._weights.clear()
 
     def reach(self, line: int) -> NDArray[np.bool_]:
         """Every pixel a piece of either size on ``line`` might cover."""
-        mask = np.zeros(self.seen.shape, dtype=bool)
-        for drawn in self._draw(line, self.geometry.dominus, YAWS[::2]):
-            mask |= drawn
-        return cv2.dilate(mask.view(np.uint8), _BAND).astype(bool)
+        drawn = self._draw(line, self.geometry.dominus).masks[::2]
+        mask = np.bitwise_or.reduce(drawn, axis=0)
+        return cv2.dilate(mask, _BAND).astype(bool)
 
     def fit(self, line: int, colour: str, size: str) -> _Mask:
+        """The piece at the yaw whose silhouette covers the most of its colour (dark
+        faces count as its colour) less the floor it would hide."""
         piece = self.geometry.vilicus if size == "v" else self.geometry.dominus
         label = int(PixelClass[colour])
-        if label not in self._own:
-            self._own[label] = ((self.seen == label) | (self.seen == PixelClass.DARK)) & self.valid
-        own, floor = self._own[label], self._floor
-        best, best_mask = -math.inf, None
-        for mask in self._draw(line, piece, YAWS):
-            score = float(np.count_nonzero(own & mask) - np.count_nonzero(floor & mask))
-            if score > best:
-                best, best_mask = score, mask
+        if label not in self._weights:
+            own = ((self.seen == label) | (self.seen == PixelClass.DARK)) & self.valid
+            weights = own.astype(np.float32) - self._floor.astype(np.float32)
+            self._weights[label] = weights.ravel()
+        drawn = self._draw(line, piece)
+        # One product scores every yaw: the counts are whole numbers, exact in float32,
+        # and the first best yaw wins, as one by one.
+        best = int(np.argmax(drawn.flat @ self._weights[label]))
         base = np.asarray(self.geometry.worker_space_centre_mm(line))
         distance = float(np.linalg.norm(base - np.asarray(self.pose.ground_mm)))
-        assert best_mask is not None
-        return _Mask(distance, label, best_mask)
+        return _Mask(distance, label, drawn.masks[best].view(bool))
 
     def shown(self, piece: _Mask) -> int:
         """Pixels of the piece's colour seen within its silhouette."""
@@ -257,42 +262,44 @@ class _Fitter:
             label[piece.pixels] = piece.label
         band = cv2.morphologyEx(label, cv2.MORPH_GRADIENT, _BAND) > 0
         counted = self.valid & ~band
-        keys = label.astype(np.intp) * _COST.shape[1] + self.seen  # flat (answer, seen)
-        cost = float(np.take(_COST.ravel(), keys[counted]).sum())
+        keys = label * _COST.shape[1] + self.seen  # flat (answer, seen), under 256
+        cost = float(cv2.LUT(keys, _COST_LUT)[counted].sum())
         return cost, float(np.count_nonzero(counted))
 
-    def _draw(
-        self, line: int, piece: PieceSize, yaws: NDArray[np.float64]
-    ) -> list[NDArray[np.bool_]]:
+    def _draw(self, line: int, piece: PieceSize) -> _Silhouettes:
         """The pixels a piece on ``line`` covers in the top-down view, from the camera, at
-        each of ``yaws``."""
-        keys = [(line, piece.height_mm, piece.width_mm, float(yaw)) for yaw in yaws]
-        missing = [key for key in keys if key not in self._drawn]
-        if missing:
-            drawn = self._project(line, piece, [key[3] for key in missing])
-            self._drawn.update(zip(missing, drawn, strict=True))
-        return [self._drawn[key] for key in keys]
+        each of YAWS."""
+        key = (line, piece.height_mm, piece.width_mm)
+        if key not in self._drawn:
+            self._drawn[key] = self._project(line, piece)
+        return self._drawn[key]
 
-    def _project(self, line: int, piece: PieceSize, yaws: list[float]) -> list[NDArray[np.bool_]]:
+    def _project(self, line: int, piece: PieceSize) -> _Silhouettes:
         """One silhouette per yaw, every corner projected in one pass: the masks are drawn
         one by one, but the per-call cost of the projection is paid once."""
         base = np.asarray(self.geometry.worker_space_centre_mm(line), dtype=np.float64)
-        solids = [_outline_offsets(piece, yaw) for yaw in yaws]
+        solids = [_outline_offsets(piece, float(yaw)) for yaw in YAWS]
         offsets = np.concatenate([offsets for offsets, _ in solids])
         heights = np.concatenate([heights for _, heights in solids])
         seen = self.pose.seen_at(base + offsets, heights)  # front and back faces at once
         # Pixel coordinates with two fractional bits (cv2's ``shift``).
         corners = np.round((seen * self.s - 0.5 - self.origin) * 4).astype(np.int32)
-        corners = corners.reshape(len(yaws), 2 * len(_OUTLINE_AND_WAIST), 2)
+        corners = corners.reshape(len(YAWS), 2 * len(_OUTLINE_AND_WAIST), 2)
         by_part = np.ascontiguousarray(corners[:, _PART_CORNERS])
-        masks = []
-        for k in range(len(yaws)):
-            mask = np.zeros(self.seen.shape, dtype=np.uint8)
+        masks = np.zeros((len(YAWS), *self.seen.shape), dtype=np.uint8)
+        for k in range(len(YAWS)):
+            mask = masks[k]
             for start, stop in _PART_SPANS:  # one call each: a single call leaves overlaps empty
                 hull = cv2.convexHull(by_part[k, start:stop])
                 cv2.fillConvexPoly(mask, hull, 1, cv2.LINE_8, shift=2)
-            masks.append(mask.view(bool))
-        return masks
+        return _Silhouettes(masks, masks.reshape(len(YAWS), -1).astype(np.float32))
+
+
+class _Silhouettes(NamedTuple):
+    """A piece's silhouette at every yaw of YAWS, as 0/1 masks and flattened for scoring."""
+
+    masks: NDArray[np.uint8]  # yaws x rows x columns
+    flat: NDArray[np.float32]  # yaws x pixels
 
 
 @functools.lru_cache(maxsize=512)
