@@ -80,6 +80,15 @@ class Geometry:
     tile_thickness_mm: float
     vilicus: PieceSize
     dominus: PieceSize
+    # Every worker space's centre, worked out once: the vision asks for them thousands of
+    # times a frame.
+    _worker_centres_mm: tuple[tuple[float, float], ...] = field(
+        init=False, repr=False, compare=False
+    )
+
+    def __post_init__(self) -> None:
+        centres = tuple(self._worker_space_centre_mm(line) for line in range(2 * GRID))
+        object.__setattr__(self, "_worker_centres_mm", centres)
 
     def cell_start_mm(self, index: int) -> float:
         """Top (or left) edge of fish row (or column) ``index`` along one axis."""
@@ -99,6 +108,9 @@ class Geometry:
 
     def worker_space_centre_mm(self, line: int) -> tuple[float, float]:
         """Centre of the printed worker circle of ``line`` (rows 0-15, columns 16-31)."""
+        return self._worker_centres_mm[line]
+
+    def _worker_space_centre_mm(self, line: int) -> tuple[float, float]:
         if line < GRID:
             return (self.row_workers_x_mm, self.cell_centre_mm(line, 0)[1])
         return (self.cell_centre_mm(0, line - GRID)[0], self.col_workers_y_mm)
