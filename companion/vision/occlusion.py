@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.colour import PixelClass
+from companion.vision.pixels import bounding_box, pixel_coords
 
 # Smallest foreign patch on the bare sheet taken as a hand (mm²); a leaning dominus covers
 # far less of the sheet outside the worker strips.
@@ -79,7 +80,7 @@ def hand_mask(
     coloured = cv2.inRange(small, int(PixelClass.B), int(PixelClass.R)) > 0
     ring, outer = layout.ring_mask[::REDUCE, ::REDUCE], layout.outer_mask[::REDUCE, ::REDUCE]
     if lab is not None and sheet_ab is not None:
-        coloured |= _foreign(small, lab[::REDUCE, ::REDUCE], sheet_ab) & outer
+        coloured |= _foreign(small, lab[::REDUCE, ::REDUCE], sheet_ab, outer)
     patch = (small_skin & ring) | (coloured & outer)
     min_px = HAND_MIN_AREA_MM2 * s * s
     n, labels, seeds = _patches(patch, min_px)
@@ -121,16 +122,24 @@ def hand_mask(
 
 
 def _foreign(
-    classes: NDArray[np.uint8], lab: NDArray[np.uint8], sheet_ab: tuple[float, float]
+    classes: NDArray[np.uint8],
+    lab: NDArray[np.uint8],
+    sheet_ab: tuple[float, float],
+    where: NDArray[np.bool_],
 ) -> NDArray[np.bool_]:
-    """Pixels of no class whose chroma lies far from the sheet's, no paler and no greener."""
-    a = lab[..., 1].astype(np.float32) - 128.0
-    b = lab[..., 2].astype(np.float32) - 128.0
+    """Pixels ``where`` of no class whose chroma lies far from the sheet's, no paler and
+    no greener."""
+    out = np.zeros(classes.shape, dtype=bool)
+    ys, xs = pixel_coords((classes == PixelClass.UNKNOWN) & where)  # few: measured alone
+    ab = lab[ys, xs, 1:].astype(np.float32) - 128.0
+    a, b = ab[:, 0], ab[:, 1]
     sa, sb = sheet_ab
     far = (a - sa) ** 2 + (b - sb) ** 2 >= FOREIGN_AB_MIN**2
     saturated = a * a + b * b >= sa * sa + sb * sb
     warm = a >= sa
-    return np.asarray((classes == PixelClass.UNKNOWN) & far & saturated & warm, dtype=np.bool_)
+    keep = far & saturated & warm
+    out[ys[keep], xs[keep]] = True
+    return out
 
 
 def _patches(patch: NDArray[np.bool_], min_px: float) -> tuple[int, NDArray[np.int32], list[int]]:
@@ -246,14 +255,14 @@ def within_reach(hand: NDArray[np.bool_], px_per_mm: float, reach_mm: float) -> 
     """
     reach_px = reach_mm * px_per_mm
     near = np.zeros(hand.shape, dtype=bool)
-    ys, xs = np.nonzero(hand)
-    if len(ys) == 0:
+    found = bounding_box(hand)
+    if found is None:
         return near
     # Nothing beyond the hand's box widened by the reach can be within it, and the
     # shortest path to the hand from inside that box stays inside it.
     margin = int(np.ceil(reach_px)) + 1
-    y0, x0 = max(int(ys.min()) - margin, 0), max(int(xs.min()) - margin, 0)
-    y1, x1 = int(ys.max()) + margin + 1, int(xs.max()) + margin + 1
+    y0, x0 = max(found[1] - margin, 0), max(found[0] - margin, 0)
+    y1, x1 = found[3] + margin, found[2] + margin
     box = (~hand[y0:y1, x0:x1]).astype(np.uint8)
     distance = cv2.distanceTransform(box, cv2.DIST_L2, 5)
     near[y0:y1, x0:x1] = distance <= reach_px
@@ -265,12 +274,12 @@ def _dilated_near(
 ) -> NDArray[np.uint8]:
     """``cv2.dilate(region, kernel)`` worked out only around the region: nothing further
     than ``reach_px`` (the kernel's radius) from it can change."""
-    ys, xs = np.nonzero(region)
     near = np.zeros_like(region)
-    if len(ys) == 0:
+    box = bounding_box(region)
+    if box is None:
         return near
-    y0, x0 = max(int(ys.min()) - reach_px - 1, 0), max(int(xs.min()) - reach_px - 1, 0)
-    y1, x1 = int(ys.max()) + reach_px + 2, int(xs.max()) + reach_px + 2
+    y0, x0 = max(box[1] - reach_px - 1, 0), max(box[0] - reach_px - 1, 0)
+    y1, x1 = box[3] + reach_px + 1, box[2] + reach_px + 1
     near[y0:y1, x0:x1] = _dilate_by_rows(region[y0:y1, x0:x1], kernel)
     return near
 

@@ -42,6 +42,7 @@ from companion.vision.localize import BoardLocator, BoardNotFound, estimate_pose
 from companion.vision.occlusion import LIT_SKIN_REACH_MM, hand_mask, within_reach
 from companion.vision.outline import OutlineRules, SlotOutlines, prove_floor_by_outline
 from companion.vision.pastel import PastelRules, fill_pastel_slots
+from companion.vision.pixels import pixel_coords
 from companion.vision.walls import CellWalls, WallRules
 from companion.vision.workers import WorkerRules, read_workers
 
@@ -303,7 +304,7 @@ def skin_toned_red(
     the board.
     """
     red = (classes == PixelClass.R) & (cell_labels >= 0)
-    ys, xs = np.nonzero(red)
+    ys, xs = pixel_coords(red)
     if len(xs) == 0:
         return []
     px = lab[ys, xs].astype(np.float32)

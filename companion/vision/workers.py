@@ -33,6 +33,7 @@ from companion.boards.profile import PieceSize
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.colour import NEUTRAL_RADIUS, PixelClass
 from companion.vision.localize import CameraPose
+from companion.vision.pixels import pixel_coords
 from companion.vision.silhouettes import SilhouetteRules, decide, rank
 
 SPECIES_ORDER = "BGYR"
@@ -904,8 +905,8 @@ def _strip_pixels(
     s = layout.px_per_mm
     limit = layout.worker_strip_px
     left, top = classes[:, :limit], classes[:limit, limit:]
-    ys1, xs1 = np.nonzero(_piece_pixels(left))
-    ys2, xs2 = np.nonzero(_piece_pixels(top))
+    ys1, xs1 = pixel_coords(_piece_pixels(left))
+    ys2, xs2 = pixel_coords(_piece_pixels(top))
     xs = np.concatenate([xs1, xs2 + limit])
     ys = np.concatenate([ys1, ys2])
     pts = np.stack([(xs + 0.5) / s, (ys + 0.5) / s], axis=1).astype(np.float64)
