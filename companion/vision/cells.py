@@ -21,6 +21,7 @@ from companion.vision.colour import PixelClass
 N_CLASSES = len(PixelClass)
 CELLS = GRID * GRID
 SPECIES_ORDER = "BGYR"
+_LETTERS = np.array(list(SPECIES_ORDER))
 
 
 @dataclass(frozen=True)
@@ -126,44 +127,48 @@ def read_cells(
     ``rings`` holds the class fractions of a ring around each bonus cell's printed icon:
     an empty bonus cell shows bare floor there, a tile (even washed out by glare) does not.
     """
-    out: list[str] = []
     species = fractions[:, PixelClass.B : PixelClass.R + 1]
     order = np.argsort(-species, axis=1)
-    # Plain floats per cell: the rules below compare scalars, which lists do far faster.
-    ranked = np.take_along_axis(species, order[:, :2], axis=1).tolist()
-    first = order[:, 0].tolist()
-    unknown = (fractions[:, PixelClass.UNKNOWN] + fractions[:, PixelClass.DARK]).tolist()
-    neutral = fractions[:, PixelClass.NEUTRAL].tolist()
-    species_total = species.sum(axis=1).tolist()
-    for i in range(CELLS):
-        best, second = ranked[i]
-        letter = SPECIES_ORDER[first[i]]
-        need = rules.colour_min
-        if bonus_kind.get(i) == letter and (
+    ranked = np.take_along_axis(species, order[:, :2], axis=1)
+    best, second, first = ranked[:, 0], ranked[:, 1], order[:, 0]
+    unknown = fractions[:, PixelClass.UNKNOWN] + fractions[:, PixelClass.DARK]
+    neutral = fractions[:, PixelClass.NEUTRAL]
+    need = np.full(CELLS, rules.colour_min)
+    for i, kind in bonus_kind.items():
+        letter = SPECIES_ORDER[int(first[i])]
+        if kind == letter and (
             rings is None or rings[i, PixelClass[letter]] < rules.bonus_ring_tile_min
         ):
-            need = rules.bonus_colour_min
-        allowed = rules.unknown_max
-        if neutral[i] <= rules.no_floor_max:
-            allowed = rules.yellow_unknown_max if letter == "Y" else rules.bare_unknown_max
-        if best >= need and best >= rules.colour_ratio * second and unknown[i] <= allowed:
-            out.append(letter)
-        elif (
-            i not in bonus_kind and _empty_plain(neutral[i], species_total[i], unknown[i], rules)
-        ) or (rings is not None and _empty_bonus(fractions[i], rings[i], bonus_kind.get(i), rules)):
-            out.append(".")
-        else:
-            out.append("?")
+            need[i] = rules.bonus_colour_min
+    yellow = first == SPECIES_ORDER.index("Y")
+    allowed = np.where(
+        neutral <= rules.no_floor_max,
+        np.where(yellow, rules.yellow_unknown_max, rules.bare_unknown_max),
+        rules.unknown_max,
+    )
+    coloured = (best >= need) & (best >= rules.colour_ratio * second) & (unknown <= allowed)
+    empty = _empty_plain(neutral, species.sum(axis=1), unknown, rules)
+    empty[list(bonus_kind)] = False
+    out: list[str] = np.where(coloured, _LETTERS[first], np.where(empty, ".", "?")).tolist()
+    if rings is not None:
+        for i, kind in bonus_kind.items():
+            if not coloured[i] and _empty_bonus(fractions[i], rings[i], kind, rules):
+                out[i] = "."
     return out
 
 
-def _empty_plain(neutral: float, species: float, unknown: float, rules: CellRules) -> bool:
-    """A plain empty cell: mostly floor.  A glossy tile washed out by glare shows half floor
+def _empty_plain(
+    neutral: NDArray[np.float64],
+    species: NDArray[np.float64],
+    unknown: NDArray[np.float64],
+    rules: CellRules,
+) -> NDArray[np.bool_]:
+    """Plain empty cells: mostly floor.  A glossy tile washed out by glare shows half floor
     and half unknown, so less floor than this is never read as empty."""
-    return (
-        neutral >= rules.empty_min
-        and species <= rules.stray_max
-        and unknown <= rules.empty_unknown_max
+    return np.asarray(
+        (neutral >= rules.empty_min)
+        & (species <= rules.stray_max)
+        & (unknown <= rules.empty_unknown_max)
     )
 
 
@@ -224,42 +229,45 @@ def fill_covered_cells(
     """
     out = list(cells)
     species = fractions[:, PixelClass.B : PixelClass.R + 1]
+    # Each cell's species, most shown first, as plain lists: the rules compare scalars.
+    order = np.argsort(-species, axis=1).tolist()
+    shares = np.take_along_axis(species, np.asarray(order), axis=1).tolist()
     for slot in profile.slots:
         if "." in (out[i] for i in slot):
             continue
         seen = any(out[i] in SPECIES_ORDER for i in slot)
-        if not seen and _pastel_cells(slot, species, profile, rules) < rules.pastel_cells_min:
+        if not seen and _pastel_cells(slot, order, shares, profile, rules) < rules.pastel_cells_min:
             continue
         for i in slot:
             if out[i] != "?":
                 continue
-            order = np.argsort(-species[i])
-            letter = SPECIES_ORDER[int(order[0])]
-            best, second = species[i, order[0]], species[i, order[1]]
-            drift = letter == "Y" and SPECIES_ORDER[int(order[1])] == "G"
+            letter = SPECIES_ORDER[order[i][0]]
+            best, second = shares[i][0], shares[i][1]
+            drift = letter == "Y" and SPECIES_ORDER[order[i][1]] == "G"
             if drift and best >= rules.colour_ratio * second:
                 # Glare bends a glossy yellow towards green: green well behind it is yellow's.
-                second = species[i, order[2]]
+                second = shares[i][2]
             if best >= rules.covered_colour_min and second <= rules.covered_other_max:
                 out[i] = letter
     return out
 
 
 def _pastel_cells(
-    slot: tuple[int, ...], species: NDArray[np.float64], profile: BoardProfile, rules: CellRules
+    slot: tuple[int, ...],
+    order: list[list[int]],
+    shares: list[list[float]],
+    profile: BoardProfile,
+    rules: CellRules,
 ) -> int:
     """How many cells of a slot show one species other than yellow clearly and no other,
-    leaving out a cell whose printed icon is of that species."""
+    leaving out a cell whose printed icon is of that species (``order``: each cell's
+    species, most shown first; ``shares``: how much of each, in that order)."""
     count = 0
     for i in slot:
-        order = np.argsort(-species[i])
-        letter = SPECIES_ORDER[int(order[0])]
+        letter = SPECIES_ORDER[order[i][0]]
         if letter == "Y" or profile.bonus_kind.get(i) == letter:
             continue
-        if (
-            species[i, order[0]] >= rules.pastel_colour_min
-            and species[i, order[1]] <= rules.covered_other_max
-        ):
+        if shares[i][0] >= rules.pastel_colour_min and shares[i][1] <= rules.covered_other_max:
             count += 1
     return count
 
