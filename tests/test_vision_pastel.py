@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import cv2
 import numpy as np
 
 from companion.boards import load_profile
+from companion.vision.canonical import CanonicalLayout
 from companion.vision.colour import ColourModel, hex_to_bgr
-from companion.vision.floor import CellColour, FloorModel
+from companion.vision.floor import CellColour, CellWindows, FloorModel, yellow_clipped
 from companion.vision.pastel import PastelRules, fill_pastel_slots
 
 PROFILE = load_profile("troia")
@@ -300,3 +303,65 @@ def test_hues_are_measured_from_the_white_glare_mixes_in() -> None:
     out = fill_pastel_slots(["?"] * 256, colour, under_lamp, MODEL, PROFILE, RULES)
     assert [out[i] for i in SLOT] == ["R"] * 4
     assert _read(colour, ["?"] * 256) == ["?"] * 4
+
+
+def _clipped_channels(colour: CellColour, cell: int, shares_bgr: tuple[float, ...]) -> CellColour:
+    """``colour`` with ``cell``'s window clipped in each channel (blue, green, red) over the
+    given shares."""
+    shares = colour.channel_clipped.copy()
+    shares[cell] = shares_bgr
+    return dataclasses.replace(colour, channel_clipped=shares)
+
+
+def test_a_green_hue_over_a_clipped_red_is_no_green() -> None:
+    # Three greens prove a tile; the fourth shows green's hue, but its red is at the
+    # sensor's limit: how far above green it stood is unknown (a yellow under a lamp
+    # whose balance lowers red looks just so), and the cell stays unread.
+    printed_green = MODEL.species_hues_deg()["G"]
+    cells = ["?"] * 256
+    cells[SLOT[0]] = cells[SLOT[1]] = cells[SLOT[3]] = "G"
+    tint = _board({SLOT[2]: _polar(240.0, 9.0, printed_green - 10.0)})
+    assert _read(tint, cells)[2] == "G"
+    assert _read(_clipped_channels(tint, SLOT[2], (0.0, 1.0, 1.0)), cells)[2] == "?"
+    # A clipped green alone is the green ink's own brightest channel: still green.
+    assert _read(_clipped_channels(tint, SLOT[2], (0.0, 1.0, 0.0)), cells)[2] == "G"
+
+
+def test_red_and_green_clipped_over_a_low_blue_inside_a_tile_is_yellow() -> None:
+    # Whatever hue the balance gives it, a cell whose red and green clipped while its
+    # balanced blue stayed far below both is a washed yellow (or floor, which a tile
+    # covers): no green, blue or red ink clips so.
+    printed_green = MODEL.species_hues_deg()["G"]
+    cells = ["?"] * 256
+    cells[SLOT[0]] = cells[SLOT[1]] = cells[SLOT[3]] = "R"
+    greenish = _board({SLOT[2]: _polar(240.0, 9.0, printed_green - 10.0)})
+    assert _read(greenish, cells)[2] == "G"
+    flagged = dataclasses.replace(
+        greenish, yellow_clipped=np.where(np.arange(256) == SLOT[2], 1.0, 0.0)
+    )
+    assert _read(flagged, cells)[2] == "Y"
+
+
+def test_only_red_and_green_clipped_over_a_low_balanced_blue_count_as_yellow() -> None:
+    # The measure itself, on real pixels: a washed yellow clips red and green with blue
+    # far below; a washed green whose red clipped under a lamp keeps its balanced blue
+    # at red's level; white clips all three.
+    layout = CanonicalLayout(PROFILE)
+    windows = CellWindows(layout.cell_labels, PROFILE, layout.bonus_rings)
+    view = np.full((*layout.cell_labels.shape, 3), (168, 195, 207), dtype=np.uint8)
+    balanced = view.copy()
+    yellow, green, white = SLOT[0], SLOT[1], SLOT[2]
+    for cell, raw, bal in (
+        (yellow, (120, 255, 255), (118, 240, 232)),
+        (green, (229, 253, 253), (226, 242, 223)),
+        (white, (255, 255, 255), (250, 240, 232)),
+    ):
+        view[layout.cell_labels == cell] = raw
+        balanced[layout.cell_labels == cell] = bal
+    lab = cv2.cvtColor(balanced, cv2.COLOR_BGR2Lab)
+    colour = CellColour.measure(lab, view, balanced, windows)
+    flagged = yellow_clipped(colour)
+    assert flagged[yellow]
+    assert not flagged[green]
+    assert not flagged[white]
+    assert not flagged[SLOT[3]]  # bare floor, nothing clipped

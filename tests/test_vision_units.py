@@ -604,13 +604,13 @@ def test_a_bonus_cell_is_proven_empty_by_the_floor_around_its_icon() -> None:
     view[layout.cell_labels == bonus] = (200, 60, 40)  # the icon, filling the window
     view[layout.bonus_rings == bonus] = floor_bgr  # bare floor around it
     lab = cv2.cvtColor(view, cv2.COLOR_BGR2Lab)
-    colour = CellColour.measure(lab, view, windows)
+    colour = CellColour.measure(lab, view, view, windows)
     cells = ["."] * 256
     floor = fit_floor(cells, colour, None, UNIT_GAINS, _no_clipping, windows, (0.0, 15.0))
     assert prove_empty(cells, colour, floor, windows)[bonus] == "."
     view[layout.bonus_rings == bonus] = (40, 200, 230)  # a yellow tile's colour around it
     lab = cv2.cvtColor(view, cv2.COLOR_BGR2Lab)
-    colour = CellColour.measure(lab, view, windows)
+    colour = CellColour.measure(lab, view, view, windows)
     assert prove_empty(cells, colour, floor, windows)[bonus] == "?"
 
 

@@ -13,7 +13,8 @@ such a washed-out cell is never proven empty.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import cv2
 import numpy as np
@@ -42,6 +43,11 @@ FLOOR_OUTLIER_MIN = 1.5
 # and clipped when this share has any.
 WASHED_OUT_MIN = 0.5
 CLIPPED_MIN = 0.5
+# Balanced blue this far (8-bit) below both red and green, where the sensor clipped red and
+# green, shows a yellow or the floor: a clipped channel only hides how much brighter it
+# was, and a green ink's blue is no lower than its red, a red ink's no lower than its
+# green less 6, a blue ink's far higher.  The floor's blue lies 27 below its green.
+YELLOW_CLIPPED_BLUE_MARGIN = 15
 # Brightness factors along which the floor's clipped colour is traced (darker to brighter).
 BRIGHTENING = np.linspace(0.5, 4.0, 141)
 FLOOR_SAMPLE_STEP = 7
@@ -129,18 +135,28 @@ class CellWindows:
 @dataclass(frozen=True)
 class CellColour:
     """Per cell window: mean Lab (analysis space, a and b centred on 0), and how much of it
-    the sensor clipped in two or more channels, and in any."""
+    the sensor clipped in two or more channels, in any, and in red and green with blue
+    clearly below them once balanced (see YELLOW_CLIPPED_BLUE_MARGIN)."""
 
     lightness: FloatArray
     a: FloatArray
     b: FloatArray
     washed_out: FloatArray
     clipped: FloatArray
+    yellow_clipped: FloatArray = field(default_factory=lambda: np.zeros(CELLS))
+    # Per cell, the share of its window at the limit in each channel (blue, green, red).
+    channel_clipped: FloatArray = field(default_factory=lambda: np.zeros((CELLS, 3)))
 
     @classmethod
     def measure(
-        cls, lab: NDArray[np.uint8], raw: NDArray[np.uint8], windows: CellWindows
+        cls,
+        lab: NDArray[np.uint8],
+        raw: NDArray[np.uint8],
+        balanced: NDArray[np.uint8],
+        windows: CellWindows,
     ) -> CellColour:
+        """``lab`` is the analysis Lab view, ``raw`` the view as the camera gave it and
+        ``balanced`` the view white-balanced (BGR)."""
         means = windows.means(lab)
         # Two channels at the limit: the middle of the three is at the limit.
         blue, green, red = cv2.split(np.ascontiguousarray(raw[windows.box]))
@@ -150,7 +166,30 @@ class CellColour:
         brightest = cv2.max(cv2.max(blue, green), red)
         _, any_limit = cv2.threshold(brightest, SENSOR_LIMIT - 1, 1, cv2.THRESH_BINARY)
         clipped = windows.means_in_box(np.asarray(any_limit, dtype=np.uint8))[:, 0]
-        return cls(means[:, 0], means[:, 1] - 128.0, means[:, 2] - 128.0, washed, clipped)
+        _, each_limit = cv2.threshold(
+            np.ascontiguousarray(raw[windows.box]), SENSOR_LIMIT - 1, 1, cv2.THRESH_BINARY
+        )
+        return cls(
+            means[:, 0],
+            means[:, 1] - 128.0,
+            means[:, 2] - 128.0,
+            washed,
+            clipped,
+            windows.means_in_box(_yellow_clipped(red, green, balanced[windows.box]))[:, 0],
+            windows.means_in_box(np.asarray(each_limit, dtype=np.uint8)),
+        )
+
+
+def _yellow_clipped(
+    red: NDArray[Any], green: NDArray[Any], balanced: NDArray[np.uint8]
+) -> NDArray[np.uint8]:
+    """1 where the camera clipped red and green and the balanced blue lies clearly below
+    both balanced red and green (see YELLOW_CLIPPED_BLUE_MARGIN), else 0."""
+    b, g, r = cv2.split(np.ascontiguousarray(balanced))
+    lowest = cv2.min(g, r).astype(np.int16)
+    below = b.astype(np.int16) <= lowest - YELLOW_CLIPPED_BLUE_MARGIN
+    both = cv2.min(red, green) >= SENSOR_LIMIT
+    return np.asarray(below & both, dtype=np.uint8)
 
 
 @dataclass(frozen=True)
@@ -305,6 +344,24 @@ def floor_chroma(colour: CellColour, floor: FloorModel) -> NDArray[np.bool_]:
 def washed_out(colour: CellColour) -> NDArray[np.bool_]:
     """Cells the sensor clipped in two channels over most of their window."""
     return np.asarray(colour.washed_out >= WASHED_OUT_MIN)
+
+
+# Each species' ink is told by the channels it keeps low (blue, green, red: 0, 1, 2).
+_LOW_CHANNELS = {"B": (1, 2), "G": (0, 2), "Y": (0,), "R": (0, 1)}
+
+
+def low_channels_clipped(colour: CellColour, species: str) -> NDArray[np.bool_]:
+    """Cells where a channel ``species`` keeps low is at the sensor's limit over most of
+    the window: a clipped channel only says it was at least that bright, so a mean hue
+    that rests on it being low proves nothing of that species."""
+    shares = colour.channel_clipped[:, list(_LOW_CHANNELS[species])]
+    return np.asarray((shares >= WASHED_OUT_MIN).any(axis=1))
+
+
+def yellow_clipped(colour: CellColour) -> NDArray[np.bool_]:
+    """Cells clipped in red and green over most of their window with blue clearly below
+    them: a washed yellow or the floor, never a green, blue or red ink."""
+    return np.asarray(colour.yellow_clipped >= WASHED_OUT_MIN)
 
 
 def shows_floor(colour: CellColour, floor: FloorModel, windows: CellWindows) -> NDArray[np.bool_]:

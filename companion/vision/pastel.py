@@ -37,7 +37,13 @@ from numpy.typing import NDArray
 from companion.boards import BoardProfile
 from companion.vision.cells import SPECIES_ORDER, slot_possible
 from companion.vision.colour import YELLOW_DRIFT_MAX_DEG, ColourModel, hue_difference
-from companion.vision.floor import CellColour, FloorModel, washed_out
+from companion.vision.floor import (
+    CellColour,
+    FloorModel,
+    low_channels_clipped,
+    washed_out,
+    yellow_clipped,
+)
 
 FloatArray = NDArray[np.float64]
 
@@ -126,8 +132,11 @@ def _maybe_bent_yellow(
     colour: CellColour, hue: FloatArray, printed: dict[str, float]
 ) -> NDArray[np.bool_]:
     """Cells whose green may be a yellow's: where two channels clipped, glare bends a
-    yellow towards green, and the cell's hue lies nearer that bent yellow than green."""
-    return np.asarray(washed_out(colour) & (_bent_yellow_lead(hue, printed) > 0.0))
+    yellow towards green, and the cell's hue lies nearer that bent yellow than green; or
+    where red and green clipped over a blue no green ink shows (whatever the hue: a clipped
+    red no longer tells how far it stood above green)."""
+    lead = _bent_yellow_lead(hue, printed)
+    return np.asarray((washed_out(colour) & (lead > 0.0)) | yellow_clipped(colour))
 
 
 def pastel_species(
@@ -160,6 +169,7 @@ def pastel_species(
             inside = (np.abs(off) <= rules.hue_half_width_deg) & (chroma >= rules.min_chroma)
         if letter == "G":
             inside &= ~_maybe_bent_yellow(colour, hue, printed)
+        inside &= ~low_channels_clipped(colour, letter)
         for i in np.flatnonzero(candidate & inside).tolist():
             out[i] = letter
     return out
@@ -211,10 +221,13 @@ def tinted_species(
         & (lit.margin_deg >= rules.tinted_margin_deg)
     )
     bent = _maybe_bent_yellow(colour, _angle(colour.a, colour.b), model.species_hues_deg())
+    unproven = {letter: low_channels_clipped(colour, letter) for letter in SPECIES_ORDER}
     out: list[str | None] = [None] * len(colour.a)
     for i in np.flatnonzero(tinted).tolist():
         letter = SPECIES_ORDER[int(lit.species[i])]
-        out[i] = None if letter == "Y" or (letter == "G" and bent[i]) else letter
+        if letter == "Y" or (letter == "G" and bent[i]) or unproven[letter][i]:
+            continue
+        out[i] = letter
     return out
 
 
@@ -236,19 +249,20 @@ def bent_yellow(
     colour: CellColour, expected: Expected, model: ColourModel, rules: PastelRules
 ) -> NDArray[np.bool_]:
     """Per cell, whether it is washed out in two channels with a hue clearly nearer a
-    yellow bent by glare than green, keeping the floor's chroma: in a slot known to hold a
-    tile, a washed yellow.  Only a yellow ink (or the floor) clips red and green long
-    before blue; a green, red or blue tile clips two channels only in glare that leaves it
-    white."""
+    yellow bent by glare than green, keeping the floor's chroma, or clipped in red and
+    green over a low blue: in a slot known to hold a tile, a washed yellow.  Only a yellow
+    ink (or the floor) clips red and green long before blue; a green, red or blue tile
+    clips two channels only in glare that leaves it white."""
     ea, eb = expected
     share = np.hypot(colour.a, colour.b) / np.maximum(np.hypot(ea, eb), 1e-9)
     lead = _bent_yellow_lead(_angle(colour.a, colour.b), model.species_hues_deg())
-    return np.asarray(
+    bent = (
         washed_out(colour)
         & (lead >= rules.bent_yellow_margin_deg)
         & (colour.lightness >= rules.min_lightness)
         & (share >= rules.floor_chroma_share_min)
     )
+    return np.asarray(bent | yellow_clipped(colour))
 
 
 def fill_pastel_slots(

@@ -78,6 +78,7 @@ class _Classified:
     applied, its classes."""
 
     light: SheetLight
+    balanced: NDArray[np.uint8]  # the view, white-balanced under ``light`` (BGR)
     lab: NDArray[np.uint8]
     shift: NDArray[np.uint8] | None
     classes: NDArray[np.uint8]
@@ -136,7 +137,7 @@ class BoardReader:
             lab = np.asarray(cv2.LUT(lab, shift), dtype=np.uint8)
         classes, skin, skin_any = classify(lab, self._table)
         drop_cool_where_red_clipped(classes, view)
-        return _Classified(light, lab, shift, classes, skin, skin_any)
+        return _Classified(light, balanced, lab, shift, classes, skin, skin_any)
 
     def _cells_under(self, region: NDArray[np.bool_] | None) -> int:
         """How many cells a region (an arm) touches; none for no region."""
@@ -190,7 +191,7 @@ class BoardReader:
         fractions = self._cell_pixels.fractions(classes, hand)
         rings = self._ring_pixels.fractions(classes, hand)
         cells = read_cells(fractions, self.cell_rules, self.profile.bonus_kind, rings)
-        colour = CellColour.measure(lab, view, self._windows)
+        colour = CellColour.measure(lab, view, sorted_.balanced, self._windows)
         hidden = (
             frozenset() if hand is None else _cells_covered(hand, self._cell_pixels, ARM_COVER_MAX)
         )
