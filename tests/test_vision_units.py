@@ -57,6 +57,7 @@ from companion.vision.workers import (
     one_dominus_per_colour,
     read_workers,
     size_evidence,
+    vilici_beside_the_dominus,
     width_evidence,
 )
 
@@ -133,6 +134,19 @@ def test_a_second_dominus_of_a_colour_is_doubted() -> None:
     codes = [o.code for o in one_dominus_per_colour(pieces, rules)]
     # Two yellows alike: neither can be trusted.  One blue dominus stands as read.
     assert codes == ["Rd", "?", "?", "?", "Bd", "Bv"]
+
+
+def test_once_a_colours_dominus_is_read_its_unsized_pieces_are_vilici() -> None:
+    # Each colour has one dominus.  A yellow whose size stayed unsure beside the yellow
+    # dominus is a vilicus; a red with no red dominus read stays unsure, and so does a
+    # space whose core showed no colour at all.
+    def seen(code: str | None) -> WorkerObservation:
+        return WorkerObservation(code, 0.0, (0.0, 0.0))
+
+    out = [seen("Yd"), seen("?"), seen("?"), seen("?"), seen("Rv"), seen(None)]
+    cores = ["Y", "Y", "R", "?", "R", None]
+    codes = [o.code for o in vilici_beside_the_dominus(out, cores)]
+    assert codes == ["Yd", "Yv", "?", "?", "Rv", None]
 
 
 def test_an_unsure_camera_height_lets_the_boundary_move_further() -> None:

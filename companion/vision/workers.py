@@ -239,8 +239,9 @@ def read_workers(
     measured, each piece sized, touching pairs sized together, partly hidden pieces
     checked, unread spaces of the bare sheet's colour found empty, what is still unread
     settled by predicted silhouettes, pieces sized again with their width once the unsure
-    spaces beside them are settled, a second dominus of a colour doubted, and a piece in
-    the light's own colour doubted.
+    spaces beside them are settled, a second dominus of a colour doubted, the other
+    unsized pieces of a colour whose dominus is read taken as vilici, and a piece in the
+    light's own colour doubted.
     """
     cores = _read_cores(classes, layout, pose, rules, blocked)
     codes = _read_beside_neighbours(cores, classes, layout, pose, rules)
@@ -256,6 +257,7 @@ def read_workers(
     out = _settle_unreadable(out, codes, cores, classes, layout, pose, rules)
     out = _size_with_settled_neighbours(out, codes, measures, scores, boundary, layout, rules)
     out = one_dominus_per_colour(out, rules)
+    out = vilici_beside_the_dominus(out, codes)
     return doubt_the_lights_colour(out, classes, layout, rules)
 
 
@@ -324,6 +326,21 @@ def one_dominus_per_colour(
         for line in doubted:
             checked[line] = replace(out[line], code="?")
     return checked
+
+
+def vilici_beside_the_dominus(
+    out: list[WorkerObservation], codes: list[str | None]
+) -> list[WorkerObservation]:
+    """Each colour has one dominus: once it is read on one space, a piece of that colour
+    whose size is still unsure elsewhere is a vilicus.  ``codes`` hold each space's
+    colour as its core showed it (:func:`_read_beside_neighbours`)."""
+    domini = {obs.code[0] for obs in out if obs.code is not None and obs.code.endswith("d")}
+    result = list(out)
+    for line, obs in enumerate(out):
+        seen = codes[line]
+        if obs.code == "?" and seen is not None and seen != "?" and seen[0] in domini:
+            result[line] = replace(obs, code=seen[0] + "v")
+    return result
 
 
 def doubt_the_lights_colour(
