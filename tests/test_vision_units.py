@@ -44,12 +44,14 @@ from companion.vision.occlusion import hand_mask, within_reach
 from companion.vision.reader import SKIN_SATURATION_MAX, skin_toned_red
 from companion.vision.render import Shot, random_camera
 from companion.vision.workers import (
+    CoreReadings,
     PieceMeasure,
     WorkerObservation,
     WorkerRules,
     _discs,
     _size_each_piece,
     _size_with_settled_neighbours,
+    _with_dark_cores_named,
     core_centre_mm,
     doubt_the_lights_colour,
     expected_area,
@@ -147,6 +149,36 @@ def test_once_a_colours_dominus_is_read_its_unsized_pieces_are_vilici() -> None:
     cores = ["Y", "Y", "R", "?", "R", None]
     codes = [o.code for o in vilici_beside_the_dominus(out, cores)]
     assert codes == ["Yd", "Yv", "?", "?", "Rv", None]
+
+
+def test_a_core_too_dark_for_colour_is_named_by_its_mean_chroma() -> None:
+    # A blue piece and a red one in their own shade, and a deep shadow on the sheet: every
+    # pixel too dark for colour.  Averaged, the pieces' chroma still points at their inks;
+    # the shadow keeps the sheet's yellowish hue, which names nothing.
+    layout = CanonicalLayout(PROFILE)
+    pose = CameraPose((250.0, 250.0), 700.0)
+    s = layout.px_per_mm
+    centres = np.array([core_centre_mm(layout, pose, line) for line in range(LINES)]) * s
+    lab = np.zeros((*layout.cell_labels.shape, 3), dtype=np.uint8)
+    lab[:] = (210, 128, 150)  # the sheet
+    dark = {3: (14, 130, 116), 4: (20, 145, 135), 5: (16, 129, 136)}  # blue, red, shadow
+    for line, colour in dark.items():
+        x, y = centres[line]
+        cv2.circle(lab, (round(x), round(y)), round(5 * s), colour, -1)
+    shares = np.zeros(len(PixelClass))
+    shares[PixelClass.DARK] = 1.0
+    codes: list[str | None] = [None] * LINES
+    for line in dark:
+        codes[line] = "?"
+    cores = CoreReadings(codes, [(0.0, 0.0)] * LINES, [False] * LINES, {}, centres)
+    cores.fractions.update({line: shares for line in dark})
+    named = _with_dark_cores_named(codes, cores, lab, layout, WorkerRules())
+    assert [named[line] for line in dark] == ["B", "R", "?"]
+    # A core only half dark is left to the other passes.
+    half = shares.copy()
+    half[PixelClass.DARK], half[PixelClass.UNKNOWN] = 0.5, 0.5
+    cores.fractions[3] = half
+    assert _with_dark_cores_named(codes, cores, lab, layout, WorkerRules())[3] == "?"
 
 
 def test_an_unsure_camera_height_lets_the_boundary_move_further() -> None:

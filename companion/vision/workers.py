@@ -31,7 +31,7 @@ from numpy.typing import NDArray
 from companion.boards import GRID, LINES, worker_strip
 from companion.boards.profile import PieceSize
 from companion.vision.canonical import CanonicalLayout
-from companion.vision.colour import NEUTRAL_RADIUS, PixelClass
+from companion.vision.colour import NEUTRAL_RADIUS, ColourModel, PixelClass
 from companion.vision.localize import CameraPose
 from companion.vision.pixels import pixel_coords
 from companion.vision.silhouettes import SilhouetteRules, decide, rank
@@ -111,6 +111,15 @@ class WorkerRules:
     bare_min: float = 0.3
     bare_species_max: float = 0.03
     bare_dark_max: float = 0.05
+    # A core this dark all over (a blue or red piece in a dim room, its base in its own
+    # shade) is too dark for any pixel's colour, but not for the mean of them all: its
+    # chroma (Lab units) and hue (degrees off the printed species' hue) name the piece's
+    # colour.  Its size is another matter (its dark faces are no measure of it): the
+    # colour serves only to name a vilicus beside its colour's dominus.  No sheet's shadow
+    # is that dark, and the sheet keeps its own yellowish hue, so no yellow is named.
+    dark_core_min: float = 0.9
+    dark_core_chroma_min: float = 6.0
+    dark_core_hue_max_deg: float = 25.0
     # Part of a core no neighbour's silhouette can cover: an empty space is decided from
     # it when it is this share of the core and holds this much floor and no colour.
     uncovered_min: float = 0.2
@@ -219,6 +228,7 @@ class CoreReadings(NamedTuple):
     leans: list[tuple[float, float]]  # displacement on the board per mm of height
     blocked: list[bool]  # under the arm: not read at all
     fractions: dict[int, NDArray[np.float64]]  # class shares in the core, by space
+    centres_px: NDArray[np.float64]  # each core's centre in the view (x, y)
 
 
 def read_workers(
@@ -257,7 +267,7 @@ def read_workers(
     out = _settle_unreadable(out, codes, cores, classes, layout, pose, rules)
     out = _size_with_settled_neighbours(out, codes, measures, scores, boundary, layout, rules)
     out = one_dominus_per_colour(out, rules)
-    out = vilici_beside_the_dominus(out, codes)
+    out = vilici_beside_the_dominus(out, _with_dark_cores_named(codes, cores, lab, layout, rules))
     return doubt_the_lights_colour(out, classes, layout, rules)
 
 
@@ -328,6 +338,41 @@ def one_dominus_per_colour(
     return checked
 
 
+def _with_dark_cores_named(
+    codes: list[str | None],
+    cores: CoreReadings,
+    lab: NDArray[np.uint8],
+    layout: CanonicalLayout,
+    rules: WorkerRules,
+) -> list[str | None]:
+    """``codes``, where an unread core too dark for any pixel's colour has the colour its
+    mean chroma names (see ``WorkerRules.dark_core_min``)."""
+    dark = [
+        line
+        for line, code in enumerate(codes)
+        if code == "?"
+        and line in cores.fractions
+        and cores.fractions[line][PixelClass.DARK] >= rules.dark_core_min
+    ]
+    if not dark:
+        return codes
+    s = layout.px_per_mm
+    pixels, inside = _discs(lab, cores.centres_px[dark], rules.core_radius_mm * s)
+    printed = ColourModel.from_profile(layout.profile).species_hues_deg()
+    named = list(codes)
+    for line, core, within in zip(dark, pixels, inside, strict=True):
+        a, b = (core[within][:, 1:].astype(np.float64) - 128.0).mean(axis=0).tolist()
+        hue = math.degrees(math.atan2(b, a))
+        off = {k: abs((hue - printed[k] + 180.0) % 360.0 - 180.0) for k in "BGR"}
+        nearest = min(off, key=lambda k: off[k])
+        if (
+            math.hypot(a, b) >= rules.dark_core_chroma_min
+            and off[nearest] <= rules.dark_core_hue_max_deg
+        ):
+            named[line] = nearest
+    return named
+
+
 def vilici_beside_the_dominus(
     out: list[WorkerObservation], codes: list[str | None]
 ) -> list[WorkerObservation]:
@@ -395,8 +440,8 @@ def _read_cores(
     """Pass 1: empty, a colour or ``?`` from each space's core alone (``?`` under the arm)."""
     g = layout.profile.geometry
     s = layout.px_per_mm
-    readings = CoreReadings([], [], [False] * LINES, {})
     centres = np.array([core_centre_mm(layout, pose, line) for line in range(LINES)]) * s
+    readings = CoreReadings([], [], [False] * LINES, {}, centres)
     under_arm = np.zeros(LINES, dtype=bool)
     if blocked is not None:
         reach_px = (rules.core_radius_mm + BLOCKED_MARGIN_MM) * s
