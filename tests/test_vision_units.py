@@ -28,6 +28,7 @@ from companion.vision.floor import (
     admit_floor,
     doubt_clipped_floor,
     fit_floor,
+    floor_chroma,
     prove_empty,
 )
 from companion.vision.illumination import (
@@ -679,6 +680,32 @@ def test_a_washed_out_cell_is_never_proven_empty() -> None:
     out = prove_empty(cells, colour, floor, WINDOWS)
     assert [out[i] for i in washed] == ["?", "?"]
     assert out.count("?") == 2
+
+
+def test_the_floor_follows_its_brightening_path_only_as_far_as_the_frame_shows() -> None:
+    # A camera's tone curve bends its brightest values less than clipping alone would:
+    # across a board lit brighter to the right, the floor drifts along the traced path
+    # by a third of it.  Fitted to the empty cells, the path scales down with them.
+    g = PROFILE.geometry
+    x = np.array([g.cell_centre_mm(i // 16, i % 16)[0] for i in range(256)])
+    lightness = 160.0 + 90.0 * (x - x.min()) / np.ptp(x)
+    floor_bgr = np.array([120.0, 150.0, 175.0])  # the floor in a dim room
+
+    def board(a: np.ndarray, b: np.ndarray) -> CellColour:
+        return CellColour(lightness, a, b, np.zeros(256), np.zeros(256))
+
+    args = (floor_bgr, UNIT_GAINS, _no_clipping, WINDOWS, (0.0, 15.0))
+    flat = board(np.zeros(256), np.full(256, 15.0))
+    traced = fit_floor(["?"] * 256, flat, *args)  # no empty cell: the path as traced
+    ea, eb = traced.expected(lightness)
+    colour = board(0.3 * (ea - traced.a), 15.0 + 0.3 * (eb - traced.b))
+    assert not floor_chroma(colour, traced).all()  # the traced path overshoots
+    fitted = fit_floor(["."] * 256, colour, *args)
+    assert floor_chroma(colour, fitted).all()
+    # A frame bending further than traced keeps the traced path: the scale stops at 1.
+    steep = board(2.0 * (ea - traced.a), 15.0 + 2.0 * (eb - traced.b))
+    kept = fit_floor(["."] * 256, steep, *args)
+    assert np.allclose(kept.path_da, traced.path_da)
 
 
 def test_unread_cells_showing_the_floor_fitted_elsewhere_are_empty() -> None:
