@@ -313,14 +313,20 @@ def _clipped_channels(colour: CellColour, cell: int, shares_bgr: tuple[float, ..
     return dataclasses.replace(colour, channel_clipped=shares)
 
 
+def _greenish_beside(letter: str) -> tuple[list[str], CellColour]:
+    """A slot with three cells read ``letter`` and the fourth washed to a faint tint 10
+    degrees short of green's hue."""
+    printed_green = MODEL.species_hues_deg()["G"]
+    cells = ["?"] * 256
+    cells[SLOT[0]] = cells[SLOT[1]] = cells[SLOT[3]] = letter
+    return cells, _board({SLOT[2]: _polar(240.0, 9.0, printed_green - 10.0)})
+
+
 def test_a_green_hue_over_a_clipped_red_is_no_green() -> None:
     # Three greens prove a tile; the fourth shows green's hue, but its red is at the
     # sensor's limit: how far above green it stood is unknown (a yellow under a lamp
     # whose balance lowers red looks just so), and the cell stays unread.
-    printed_green = MODEL.species_hues_deg()["G"]
-    cells = ["?"] * 256
-    cells[SLOT[0]] = cells[SLOT[1]] = cells[SLOT[3]] = "G"
-    tint = _board({SLOT[2]: _polar(240.0, 9.0, printed_green - 10.0)})
+    cells, tint = _greenish_beside("G")
     assert _read(tint, cells)[2] == "G"
     assert _read(_clipped_channels(tint, SLOT[2], (0.0, 1.0, 1.0)), cells)[2] == "?"
     # A clipped green alone is the green ink's own brightest channel: still green.
@@ -331,10 +337,7 @@ def test_red_and_green_clipped_over_a_low_blue_inside_a_tile_is_yellow() -> None
     # Whatever hue the balance gives it, a cell whose red and green clipped while its
     # balanced blue stayed far below both is a washed yellow (or floor, which a tile
     # covers): no green, blue or red ink clips so.
-    printed_green = MODEL.species_hues_deg()["G"]
-    cells = ["?"] * 256
-    cells[SLOT[0]] = cells[SLOT[1]] = cells[SLOT[3]] = "R"
-    greenish = _board({SLOT[2]: _polar(240.0, 9.0, printed_green - 10.0)})
+    cells, greenish = _greenish_beside("R")
     assert _read(greenish, cells)[2] == "G"
     flagged = dataclasses.replace(
         greenish, yellow_clipped=np.where(np.arange(256) == SLOT[2], 1.0, 0.0)
@@ -358,7 +361,7 @@ def test_only_red_and_green_clipped_over_a_low_balanced_blue_count_as_yellow() -
     ):
         view[layout.cell_labels == cell] = raw
         balanced[layout.cell_labels == cell] = bal
-    lab = cv2.cvtColor(balanced, cv2.COLOR_BGR2Lab)
+    lab = np.asarray(cv2.cvtColor(balanced, cv2.COLOR_BGR2Lab), dtype=np.uint8)
     colour = CellColour.measure(lab, view, balanced, windows)
     flagged = yellow_clipped(colour)
     assert flagged[yellow]
