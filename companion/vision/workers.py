@@ -31,7 +31,7 @@ from numpy.typing import NDArray
 from companion.boards import GRID, LINES, worker_strip
 from companion.boards.profile import PieceSize
 from companion.vision.canonical import CanonicalLayout
-from companion.vision.colour import NEUTRAL_RADIUS, ColourModel, PixelClass
+from companion.vision.colour import NEUTRAL_RADIUS, ColourModel, PixelClass, hue_difference
 from companion.vision.localize import CameraPose
 from companion.vision.pixels import pixel_coords
 from companion.vision.silhouettes import SilhouetteRules, decide, rank
@@ -358,18 +358,20 @@ def _with_dark_cores_named(
         return codes
     s = layout.px_per_mm
     pixels, inside = _discs(lab, cores.centres_px[dark], rules.core_radius_mm * s)
+    means = [core[within][:, 1:].mean(axis=0) for core, within in zip(pixels, inside, strict=True)]
+    chroma = np.array(means) - 128.0
+    hue = np.degrees(np.arctan2(chroma[:, 1], chroma[:, 0]))
     printed = ColourModel.from_profile(layout.profile).species_hues_deg()
+    inks = "BGR"  # the inks that can be this dark
+    off = np.abs(np.stack([hue_difference(hue, printed[ink]) for ink in inks], axis=1))
+    nearest = np.argmin(off, axis=1)
     named = list(codes)
-    for line, core, within in zip(dark, pixels, inside, strict=True):
-        a, b = (core[within][:, 1:].astype(np.float64) - 128.0).mean(axis=0).tolist()
-        hue = math.degrees(math.atan2(b, a))
-        off = {k: abs((hue - printed[k] + 180.0) % 360.0 - 180.0) for k in "BGR"}
-        nearest = min(off, key=lambda k: off[k])
+    for k, line in enumerate(dark):
         if (
-            math.hypot(a, b) >= rules.dark_core_chroma_min
-            and off[nearest] <= rules.dark_core_hue_max_deg
+            np.hypot(*chroma[k]) >= rules.dark_core_chroma_min
+            and off[k, nearest[k]] <= rules.dark_core_hue_max_deg
         ):
-            named[line] = nearest
+            named[line] = inks[nearest[k]]
     return named
 
 
