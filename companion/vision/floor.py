@@ -258,7 +258,6 @@ def fit_floor(
     before the balance: the floor's raw colour at a cell is its balanced colour over that
     cell's gains, brightened and clipped at the sensor's limit, then balanced again.
     """
-    a, b = _floor_plane(cells, colour, windows, printed_floor_ab)
     steps = len(BRIGHTENING)
     # Under one light every cell has the same gains, and so the same path: trace it once.
     if (gains == gains[0]).all():
@@ -271,6 +270,7 @@ def fit_floor(
     if floor_bgr is None:
         flat = np.zeros((len(distinct), steps))
         shared = np.tile(np.linspace(0.0, 255.0, steps), (len(distinct), 1))
+        a, b = _floor_plane(cells, colour, windows, printed_floor_ab)
         return FloorModel(a, b, shared, flat, flat, owner, white_ab)
     raw = floor_bgr[None, :] / np.maximum(distinct, 1e-6)  # lights x 3
     sensor = np.minimum(raw[:, None, :] * BRIGHTENING[None, :, None], 255.0)
@@ -280,22 +280,27 @@ def fit_floor(
     # Lightness grows along the path until every channel is clipped; 8-bit steps may
     # repeat or dip a value: each point counts as bright as the brightest before it.
     lightness = np.maximum.accumulate(lab[..., 0], axis=1)
-    model = FloorModel(
-        a,
-        b,
+    path = FloorModel(
+        np.zeros(CELLS),
+        np.zeros(CELLS),
         lightness,
         lab[..., 1] - own[:, None, 1],
         lab[..., 2] - own[:, None, 2],
         owner,
         white_ab,
     )
-    return _path_fitted(model, cells, colour, windows)
+    return _with_plane(path, cells, colour, windows, printed_floor_ab)
 
 
-def _path_fitted(
-    model: FloorModel, cells: list[str], colour: CellColour, windows: CellWindows
+def _with_plane(
+    path: FloorModel,
+    cells: list[str],
+    colour: CellColour,
+    windows: CellWindows,
+    printed_floor_ab: tuple[float, float],
 ) -> FloorModel:
-    """``model`` with its plane and path fitted together to the cells read empty.
+    """``path`` (a model whose plane is zero) with its plane and the path's scale fitted
+    together to the cells read empty.
 
     Fitted alone, the plane takes the drift of the brighter empty cells along the path
     for a drift across the board, and carries it to every cell: a bright corner then
@@ -303,13 +308,14 @@ def _path_fitted(
     brightness and the plane for place.  The path's scale (0 to 1) is fitted too: it
     multiplies the floor's 8-bit colour until channels clip, and a camera's tone curve
     may bend its brightest values less.  With too few empty cells the path moves, the
-    model stands as it was."""
+    plane is fitted alone and the path stands as traced."""
     chosen = np.flatnonzero(windows.read_empty(cells) & (colour.washed_out < WASHED_OUT_MIN))
-    ea, eb = model.expected(colour.lightness)
-    step = np.c_[ea - model.a, eb - model.b]
+    moves_a, moves_b = path.expected(colour.lightness)  # the path's move at each cell
+    step = np.c_[moves_a, moves_b]
     moved = np.hypot(step[chosen, 0], step[chosen, 1]) >= PATH_FIT_STEP_MIN
     if moved.sum() < FLOOR_FIT_MIN_CELLS:
-        return model
+        a, b = _floor_plane(cells, colour, windows, printed_floor_ab)
+        return replace(path, a=a, b=b)
     seen = np.c_[colour.a, colour.b]
     # One least-squares fit: a plane per channel in (x, y) and the path's scale, shared.
     design = windows.design[chosen]
@@ -319,13 +325,14 @@ def _path_fitted(
     scale = float(np.clip(solution[-1], 0.0, 1.0))
     fitted = _robust_plane(windows, chosen, seen - scale * step)
     if fitted is None:
-        return model
+        a, b = _floor_plane(cells, colour, windows, printed_floor_ab)
+        return replace(path, a=a, b=b)
     return replace(
-        model,
+        path,
         a=np.asarray(fitted[:, 0]),
         b=np.asarray(fitted[:, 1]),
-        path_da=model.path_da * scale,
-        path_db=model.path_db * scale,
+        path_da=path.path_da * scale,
+        path_db=path.path_db * scale,
     )
 
 
