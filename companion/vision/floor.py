@@ -164,16 +164,15 @@ class CellColour:
         ``balanced`` the view white-balanced (BGR)."""
         means = windows.means(lab)
         # Two channels at the limit: the middle of the three is at the limit.
-        blue, green, red = cv2.split(np.ascontiguousarray(raw[windows.box]))
+        box = np.ascontiguousarray(raw[windows.box])
+        blue, green, red = cv2.split(box)
         middle = cv2.max(cv2.min(blue, green), cv2.min(cv2.max(blue, green), red))
         _, at_limit = cv2.threshold(middle, SENSOR_LIMIT - 1, 1, cv2.THRESH_BINARY)
         washed = windows.means_in_box(np.asarray(at_limit, dtype=np.uint8))[:, 0]
         brightest = cv2.max(cv2.max(blue, green), red)
         _, any_limit = cv2.threshold(brightest, SENSOR_LIMIT - 1, 1, cv2.THRESH_BINARY)
         clipped = windows.means_in_box(np.asarray(any_limit, dtype=np.uint8))[:, 0]
-        _, each_limit = cv2.threshold(
-            np.ascontiguousarray(raw[windows.box]), SENSOR_LIMIT - 1, 1, cv2.THRESH_BINARY
-        )
+        _, each_limit = cv2.threshold(box, SENSOR_LIMIT - 1, 1, cv2.THRESH_BINARY)
         return cls(
             means[:, 0],
             means[:, 1] - 128.0,
