@@ -368,3 +368,18 @@ def test_only_red_and_green_clipped_over_a_low_balanced_blue_count_as_yellow() -
     assert not flagged[green]
     assert not flagged[white]
     assert not flagged[SLOT[3]]  # bare floor, nothing clipped
+
+
+def test_a_tile_clipped_in_red_and_green_far_off_the_floor_is_all_yellow() -> None:
+    # An all-yellow tile under glare: red and green clipped, blue far below, and the
+    # balance turns the clipped pair towards green, 25 degrees from the floor's hue and
+    # 11 units off it.  No cell shows yellow's hue, so nothing proves a tile; clipped so,
+    # each cell is a yellow or the floor, and this far off the floor, a yellow.
+    printed_yellow = MODEL.species_hues_deg()["Y"]
+    bent = _polar(230.0, 1.5 * FLOOR_CHROMA, printed_yellow + 27.0)
+    colour = _board(dict.fromkeys(SLOT, bent))
+    assert _read(colour, ["?"] * 256) == ["?"] * 4
+    flagged = dataclasses.replace(
+        colour, yellow_clipped=np.isin(np.arange(256), SLOT).astype(float)
+    )
+    assert _read(flagged, ["?"] * 256) == ["Y"] * 4

@@ -165,6 +165,9 @@ def pastel_species(
             inside = (off >= -rules.hue_half_width_deg) & (off <= rules.yellow_drift_deg)
             outward = np.abs(hue_difference(step_hue - floor_hue, 0.0))
             inside &= outward <= rules.yellow_step_half_width_deg
+            # Red and green clipped over a low blue is a yellow or the floor, whatever
+            # hue the balance gives the clipped pair; this far off the floor, a yellow.
+            inside |= yellow_clipped(colour)
         else:
             inside = (np.abs(off) <= rules.hue_half_width_deg) & (chroma >= rules.min_chroma)
         if letter == "G":
