@@ -163,37 +163,33 @@ class CellColour:
         """``lab`` is the analysis Lab view, ``raw`` the view as the camera gave it and
         ``balanced`` the view white-balanced (BGR)."""
         means = windows.means(lab)
-        # Two channels at the limit: the middle of the three is at the limit.
-        box = np.ascontiguousarray(raw[windows.box])
-        blue, green, red = cv2.split(box)
-        middle = cv2.max(cv2.min(blue, green), cv2.min(cv2.max(blue, green), red))
-        _, at_limit = cv2.threshold(middle, SENSOR_LIMIT - 1, 1, cv2.THRESH_BINARY)
-        washed = windows.means_in_box(np.asarray(at_limit, dtype=np.uint8))[:, 0]
-        brightest = cv2.max(cv2.max(blue, green), red)
-        _, any_limit = cv2.threshold(brightest, SENSOR_LIMIT - 1, 1, cv2.THRESH_BINARY)
-        clipped = windows.means_in_box(np.asarray(any_limit, dtype=np.uint8))[:, 0]
-        _, each_limit = cv2.threshold(box, SENSOR_LIMIT - 1, 1, cv2.THRESH_BINARY)
+        # 1 where a channel is at the sensor's limit, and how many are, per pixel.
+        _, limited = cv2.threshold(
+            np.ascontiguousarray(raw[windows.box]), SENSOR_LIMIT - 1, 1, cv2.THRESH_BINARY
+        )
+        each = np.asarray(limited, dtype=np.uint8)
+        blue, green, red = cv2.split(each)
+        at_limit = cv2.add(cv2.add(blue, green), red)
+        yellow = _yellow_clipped(cv2.min(red, green), balanced[windows.box])
         return cls(
             means[:, 0],
             means[:, 1] - 128.0,
             means[:, 2] - 128.0,
-            washed,
-            clipped,
-            windows.means_in_box(_yellow_clipped(red, green, balanced[windows.box]))[:, 0],
-            windows.means_in_box(np.asarray(each_limit, dtype=np.uint8)),
+            windows.means_in_box(np.asarray(at_limit >= 2, dtype=np.uint8))[:, 0],
+            windows.means_in_box(np.asarray(at_limit >= 1, dtype=np.uint8))[:, 0],
+            windows.means_in_box(yellow)[:, 0],
+            windows.means_in_box(each),
         )
 
 
-def _yellow_clipped(
-    red: NDArray[Any], green: NDArray[Any], balanced: NDArray[np.uint8]
-) -> NDArray[np.uint8]:
-    """1 where the camera clipped red and green and the balanced blue lies clearly below
-    both balanced red and green (see YELLOW_CLIPPED_BLUE_MARGIN), else 0."""
+def _yellow_clipped(red_and_green: NDArray[Any], balanced: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """1 where the camera clipped red and green (``red_and_green``: 1 there) and the
+    balanced blue lies clearly below both balanced red and green (see
+    YELLOW_CLIPPED_BLUE_MARGIN), else 0."""
     b, g, r = cv2.split(np.ascontiguousarray(balanced))
     lowest = cv2.min(g, r).astype(np.int16)
     below = b.astype(np.int16) <= lowest - YELLOW_CLIPPED_BLUE_MARGIN
-    both = cv2.min(red, green) >= SENSOR_LIMIT
-    return np.asarray(below & both, dtype=np.uint8)
+    return np.asarray(below & (red_and_green > 0), dtype=np.uint8)
 
 
 @dataclass(frozen=True)
@@ -312,17 +308,17 @@ def _with_plane(
     moves_a, moves_b = path.expected(colour.lightness)  # the path's move at each cell
     step = np.c_[moves_a, moves_b]
     moved = np.hypot(step[chosen, 0], step[chosen, 1]) >= PATH_FIT_STEP_MIN
-    if moved.sum() < FLOOR_FIT_MIN_CELLS:
-        a, b = _floor_plane(cells, colour, windows, printed_floor_ab)
-        return replace(path, a=a, b=b)
-    seen = np.c_[colour.a, colour.b]
-    # One least-squares fit: a plane per channel in (x, y) and the path's scale, shared.
-    design = windows.design[chosen]
-    zeros = np.zeros_like(design)
-    rows = np.r_[np.c_[design, zeros, step[chosen, 0]], np.c_[zeros, design, step[chosen, 1]]]
-    solution, *_ = np.linalg.lstsq(rows, np.r_[seen[chosen, 0], seen[chosen, 1]], rcond=None)
-    scale = float(np.clip(solution[-1], 0.0, 1.0))
-    fitted = _robust_plane(windows, chosen, seen - scale * step)
+    fitted = None
+    if moved.sum() >= FLOOR_FIT_MIN_CELLS:
+        seen = np.c_[colour.a, colour.b]
+        # One least-squares fit: a plane per channel in (x, y) and the path's scale, shared.
+        design = windows.design[chosen]
+        zeros = np.zeros_like(design)
+        rows = np.r_[np.c_[design, zeros, step[chosen, 0]], np.c_[zeros, design, step[chosen, 1]]]
+        seen_both = np.r_[seen[chosen, 0], seen[chosen, 1]]
+        solution, *_ = np.linalg.lstsq(rows, seen_both, rcond=None)
+        scale = float(np.clip(solution[-1], 0.0, 1.0))
+        fitted = _robust_plane(windows, chosen, seen - scale * step)
     if fitted is None:
         a, b = _floor_plane(cells, colour, windows, printed_floor_ab)
         return replace(path, a=a, b=b)
