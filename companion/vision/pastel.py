@@ -132,11 +132,9 @@ def _maybe_bent_yellow(
     colour: CellColour, hue: FloatArray, printed: dict[str, float]
 ) -> NDArray[np.bool_]:
     """Cells whose green may be a yellow's: where two channels clipped, glare bends a
-    yellow towards green, and the cell's hue lies nearer that bent yellow than green; or
-    where red and green clipped over a blue no green ink shows (whatever the hue: a clipped
-    red no longer tells how far it stood above green)."""
-    lead = _bent_yellow_lead(hue, printed)
-    return np.asarray((washed_out(colour) & (lead > 0.0)) | yellow_clipped(colour))
+    yellow towards green, and the cell's hue lies nearer that bent yellow than green.
+    (Where red clipped, no hue proves green at all: see ``low_channels_clipped``.)"""
+    return np.asarray(washed_out(colour) & (_bent_yellow_lead(hue, printed) > 0.0))
 
 
 def pastel_species(
