@@ -43,6 +43,7 @@ from companion.vision.occlusion import LIT_SKIN_REACH_MM, hand_mask, within_reac
 from companion.vision.outline import OutlineRules, SlotOutlines, prove_floor_by_outline
 from companion.vision.pastel import PastelRules, fill_pastel_slots
 from companion.vision.pixels import pixel_coords
+from companion.vision.shadows import PrintUnderShadow, ShadowRules
 from companion.vision.walls import CellWalls, WallRules
 from companion.vision.workers import WorkerRules, read_workers
 
@@ -112,6 +113,16 @@ class BoardReader:
         self.outlines = SlotOutlines(profile, OutlineRules())
         self.walls = CellWalls(profile, self.layout.px_per_mm, WallRules())
         self.gaps = SlotGaps(profile, self.layout.px_per_mm, GapRules())
+        self.shadows = PrintUnderShadow(profile, self.layout.px_per_mm, ShadowRules())
+
+    def _arm_or_shadow(
+        self, region: NDArray[np.bool_] | None, view: NDArray[np.uint8]
+    ) -> tuple[NDArray[np.bool_] | None, NDArray[np.bool_] | None]:
+        """``region`` (an arm found by its colour) as the arm, or as a shadow where the
+        board's print shows through it (then there is no arm)."""
+        if region is not None and self.shadows.shows_through(region, view):
+            return None, region
+        return region, None
 
     def _recentre_chroma(self, lab: NDArray[np.uint8]) -> NDArray[np.uint8] | None:
         """The lookup table that moves the whole frame's chroma so the bare sheet sits at
@@ -161,13 +172,16 @@ class BoardReader:
         sheet = sheet_colour(strips)
         light = SheetLight.measure(view, self.layout, sheet, strips)
         sorted_ = self._classified(view, light)
-        hand = hand_mask(
-            sorted_.classes,
-            sorted_.skin,
-            sorted_.skin_any,
-            self.layout,
-            sorted_.lab,
-            self._sheet_ab,
+        hand, shadow = self._arm_or_shadow(
+            hand_mask(
+                sorted_.classes,
+                sorted_.skin,
+                sorted_.skin_any,
+                self.layout,
+                sorted_.lab,
+                self._sheet_ab,
+            ),
+            view,
         )
         fitted: _Classified | None = None  # the balance set aside for the single one
         if light.plane is not None and light.set_aside:
@@ -177,7 +191,10 @@ class BoardReader:
             # skin again, and keep whichever balance shows more of an arm over the grid.
             # (A second lamp's tint along the sheet's edge is no arm's colour to follow.)
             single = self._classified(view, SheetLight(sheet, None))
-            single_hand = hand_mask(single.classes, single.skin, single.skin_any, self.layout)
+            single_hand, single_shadow = self._arm_or_shadow(
+                hand_mask(single.classes, single.skin, single.skin_any, self.layout), view
+            )
+            shadow = single_shadow if shadow is None else shadow
             more = self._cells_under(single_hand) - self._cells_under(hand)
             if single_hand is not None and more >= ARM_OVER_GRID_CELLS:
                 fitted, sorted_, hand = sorted_, single, single_hand
@@ -246,7 +263,7 @@ class BoardReader:
         cells = self.gaps.doubt_washed_vats(cells, view)
         cells = apply_tile_constraint(cells, self.profile)
         workers = read_workers(
-            classes, lab, self.layout, pose, self.worker_rules, self._sheet_lab, hand
+            classes, lab, self.layout, pose, self.worker_rules, self._sheet_lab, hand, shadow
         )
         t3 = time.perf_counter()
         state = BoardState("".join(cells), tuple(w.code for w in workers))

@@ -239,12 +239,14 @@ def read_workers(
     rules: WorkerRules,
     background: tuple[float, float, float],
     blocked: NDArray[np.bool_] | None = None,
+    shadow: NDArray[np.bool_] | None = None,
 ) -> list[WorkerObservation]:
     """One observation per worker space (rows 0-15 then columns 0-15).
 
     ``background`` is the sheet's colour (8-bit Lab lightness, then a and b about 0): a
     piece's edge is where its colour is half-way between its own and the sheet's, wherever
-    blur or compression spread it.  The passes, in order: presence and colour from each
+    blur or compression spread it. ``blocked`` is an arm's region, ``shadow`` a region
+    the board's print showed to be a shadow.  The passes, in order: presence and colour from each
     core, unreadable cores judged beside their neighbours, the pixels of each piece
     measured, each piece sized, touching pairs sized together, partly hidden pieces
     checked, unread spaces of the bare sheet's colour found empty, what is still unread
@@ -263,7 +265,7 @@ def read_workers(
     out = _size_touching_pairs(out, codes, measures, expected, scores, boundary, rules)
     out = _check_hidden(out, measures, classes, layout, pose, rules)
     if blocked is None:
-        out = _empty_like_the_sheet_beside(out, cores, lab, layout, pose, rules, background)
+        out = _empty_like_the_sheet_beside(out, cores, lab, layout, pose, rules, background, shadow)
     out = _settle_unreadable(out, codes, cores, classes, layout, pose, rules)
     out = _size_with_settled_neighbours(out, codes, measures, scores, boundary, layout, rules)
     out = one_dominus_per_colour(out, rules)
@@ -279,6 +281,7 @@ def _empty_like_the_sheet_beside(
     pose: CameraPose,
     rules: WorkerRules,
     background: tuple[float, float, float],
+    shadow: NDArray[np.bool_] | None = None,
 ) -> list[WorkerObservation]:
     """After the sizes: an unread space whose core shows no piece, in a light the classes do not
     know, is empty when it has the colour of the bare sheet beside it.
@@ -288,6 +291,8 @@ def _empty_like_the_sheet_beside(
     the sheet's edge, where no piece stands, is lit alike.  A piece shows its colour or
     its faces too dark for colour.  Only with no arm in view, and never where the sheet
     beside is redder than the sheet: an arm over both would show its own colour in each.
+    Inside a ``shadow`` (a region through which the board's print was seen), no arm is
+    over the space, and the redder sheet is the shadow's own light.
     ``background`` is the sheet's colour (8-bit Lab lightness, a and b about 0).
     """
     result = list(out)
@@ -309,7 +314,8 @@ def _empty_like_the_sheet_beside(
         pixels, inside = _discs(lab, centre, rules.core_radius_mm * s)
         core = pixels[0][inside[0]].astype(np.float64).mean(axis=0)
         lightness, a, b = np.median(sheet.astype(np.float64), axis=0).tolist()
-        if a - 128.0 > background[1] + rules.sheet_redder_max:
+        shaded = shadow is not None and bool(shadow[round(centre[0, 1]), round(centre[0, 0])])
+        if a - 128.0 > background[1] + rules.sheet_redder_max and not shaded:
             continue
         step = (core[0] - lightness) / max(lightness, 1.0)
         if (
