@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import pytest
@@ -64,6 +66,33 @@ def test_an_arm_over_the_same_band_hides_the_print() -> None:
     arm = np.clip(np.array(SKIN_BGR, np.float32) * shading, 0, 255).astype(np.uint8)
     view[band] = arm[band]
     assert not PRINT.shows_through(band, view)
+
+
+def test_the_print_a_pixel_or_two_off_still_shows() -> None:
+    """A lens's barrel distortion moves the print off where the homography puts it."""
+    band = _corner_band()
+    moved = np.roll(_darkened(_bare_view(), band, 0.4), (2, -2), axis=(0, 1))
+    assert PRINT.shows_through(band, moved)
+    exact = PrintUnderShadow(PROFILE, S, replace(ShadowRules(), misplaced_mm=0.0))
+    assert not exact.shows_through(band, moved)
+
+
+def test_an_arm_inside_a_broad_shadow_is_still_an_arm() -> None:
+    """The print shows almost everywhere in a shadow over two whole strips of the sheet,
+    but not under the arm lying across one of them (24 mm wide): nine parts together."""
+    w, h = LAYOUT.size_px
+    strips = np.zeros((h, w), bool)
+    strips[:, : round(100 * S)] = True
+    strips[: round(100 * S), :] = True
+    view = _darkened(_bare_view(), strips, 0.4)
+    assert PRINT.shows_through(strips, view)
+    top = round(200 * S)
+    view[top : top + round(24 * S), : round(100 * S)] = SKIN_BGR
+    parts = PRINT.parts_seen(strips, view)
+    assert parts is not None
+    judged, shown = parts
+    assert shown.sum() >= 0.9 * judged.sum()
+    assert not PRINT.shows_through(strips, view)
 
 
 def test_a_region_on_print_free_sheet_proves_nothing() -> None:
