@@ -8,6 +8,7 @@ import cv2
 import numpy as np
 import pytest
 from numpy.typing import NDArray
+from vision_helpers import confident_wrong_cells
 
 from companion.boards import load_profile
 from companion.vision.artwork import BoardTexture
@@ -15,7 +16,6 @@ from companion.vision.canonical import CanonicalLayout
 from companion.vision.reader import BoardReader
 from companion.vision.render import random_state, render, shot_for
 from companion.vision.shadows import PrintUnderShadow, ShadowRules
-from tests.vision_helpers import confident_wrong_cells
 
 PROFILE = load_profile("troia")
 LAYOUT = CanonicalLayout(PROFILE)

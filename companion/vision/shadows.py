@@ -85,11 +85,28 @@ class PrintUnderShadow:
     def _detail(self, grey: NDArray[np.uint8]) -> NDArray[np.float32]:
         """Log-brightness less its local mean: a shadow scales brightness, so it leaves
         this unchanged but for its own edge."""
-        logs = np.log(grey.astype(np.float32) + 8.0)
+        logs = np.take(_LOG_GREY, grey)
         return np.asarray(
             logs - cv2.GaussianBlur(logs, (0, 0), self.rules.detail_sigma_mm * self._s),
             np.float32,
         )
+
+    def _detail_around(
+        self, grey: NDArray[np.uint8], ys: tuple[int, int], xs: tuple[int, int]
+    ) -> NDArray[np.float32]:
+        """The detail of rows ``ys`` and columns ``xs`` (end excluded) of ``grey``, the
+        view's edge repeated beyond it: worked out on just enough of the view around them
+        to be the whole view's (the blur reaches no further than four sigmas)."""
+        margin = int(4 * self.rules.detail_sigma_mm * self._s) + 2
+        height, width = grey.shape
+        top, bottom = max(ys[0] - margin, 0), min(ys[1] + margin, height)
+        left, right = max(xs[0] - margin, 0), min(xs[1] + margin, width)
+        detail = self._detail(grey[top:bottom, left:right])
+        y0, y1 = max(ys[0], 0), min(ys[1], height)
+        x0, x1 = max(xs[0], 0), min(xs[1], width)
+        inside = detail[y0 - top : y1 - top, x0 - left : x1 - left]
+        beyond = ((y0 - ys[0], ys[1] - y1), (x0 - xs[0], xs[1] - x1))
+        return np.asarray(np.pad(inside, beyond, mode="edge"), np.float32)
 
     def shows_through(self, region: NDArray[np.bool_], view_bgr: NDArray[np.uint8]) -> bool:
         """Whether the board's print shows through ``region`` (canonical view): a shadow."""
@@ -126,10 +143,13 @@ class PrintUnderShadow:
         rows, cols, w, n, e, e_var = (x[printed] for x in (rows, cols, w, n, e, e_var))
         grey = np.asarray(cv2.cvtColor(view_bgr, cv2.COLOR_BGR2GRAY), np.uint8)
         reach = round(r.misplaced_mm * self._s)
-        seen = np.pad(self._detail(grey), reach, mode="edge")
+        top, left = int(rows.min()) * side - reach, int(cols.min()) * side - reach
+        bottom, right = (int(rows.max()) + 1) * side + reach, (int(cols.max()) + 1) * side + reach
+        seen = self._detail_around(grey, (top, bottom), (left, right))
         span = side + 2 * reach
         windows = np.lib.stride_tricks.sliding_window_view(seen, (span, span))
-        around = windows[rows * side, cols * side]  # (parts, span, span), each part's own
+        # (parts, span, span): each part with ``reach`` pixels around it.
+        around = windows[rows * side - reach - top, cols * side - reach - left]
         best = np.full(len(rows), -1.0)
         step = max(round(r.misplaced_step_mm * self._s), 1)
         for dy in range(0, 2 * reach + 1, step):
@@ -145,6 +165,10 @@ class PrintUnderShadow:
         keep = best >= r.shown_correlation_min
         shown[rows[keep], cols[keep]] = True
         return judged, shown
+
+
+# Natural log of each 8-bit grey level, offset so that black stays finite.
+_LOG_GREY = np.log(np.arange(256, dtype=np.float32) + np.float32(8.0))
 
 
 def _largest_patch(parts: NDArray[np.bool_]) -> int:
