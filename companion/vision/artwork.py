@@ -50,8 +50,7 @@ class BoardTexture:
             for vc in range(4):
                 if p.vat_grid[vr][vc] is None:
                     continue
-                vx = x0 + g.cell_start_mm(vc * 4)
-                vy = y0 + g.cell_start_mm(vr * 4)
+                vx, vy = g.cell_corner_mm(vr * 4, vc * 4)
                 side = 4 * g.cell_mm
                 cv2.rectangle(img, self.px(vx, vy), self.px(vx + side, vy + side), floor, -1)
                 dash = tuple(int(c * 0.85) for c in floor)

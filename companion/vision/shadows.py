@@ -72,12 +72,10 @@ class PrintUnderShadow:
         self._expected = self._detail(np.asarray(grey, np.uint8))
         # The print is known everywhere but inside the vats, where tiles may lie.
         known = np.ones((height, width), dtype=bool)
-        x0, y0 = g.grid_origin_mm
         side = 4 * g.cell_mm
         for vat_row in range(GRID // 4):
             for vat_col in range(GRID // 4):
-                x = x0 + g.cell_start_mm(vat_col * 4)
-                y = y0 + g.cell_start_mm(vat_row * 4)
+                x, y = g.cell_corner_mm(4 * vat_row, 4 * vat_col)
                 rows = slice(round(y * px_per_mm), round((y + side) * px_per_mm))
                 known[rows, round(x * px_per_mm) : round((x + side) * px_per_mm)] = False
         self._known = known
@@ -92,16 +90,17 @@ class PrintUnderShadow:
         )
 
     def _detail_around(
-        self, grey: NDArray[np.uint8], ys: tuple[int, int], xs: tuple[int, int]
+        self, view_bgr: NDArray[np.uint8], ys: tuple[int, int], xs: tuple[int, int]
     ) -> NDArray[np.float32]:
-        """The detail of rows ``ys`` and columns ``xs`` (end excluded) of ``grey``, the
-        view's edge repeated beyond it: worked out on just enough of the view around them
-        to be the whole view's (the blur reaches no further than four sigmas)."""
+        """The detail of rows ``ys`` and columns ``xs`` (end excluded) of the view, its
+        edge repeated beyond it: worked out on just enough of the view around them to be
+        the whole view's (the blur reaches no further than four sigmas)."""
         margin = int(4 * self.rules.detail_sigma_mm * self._s) + 2
-        height, width = grey.shape
+        height, width = view_bgr.shape[:2]
         top, bottom = max(ys[0] - margin, 0), min(ys[1] + margin, height)
         left, right = max(xs[0] - margin, 0), min(xs[1] + margin, width)
-        detail = self._detail(grey[top:bottom, left:right])
+        crop = np.ascontiguousarray(view_bgr[top:bottom, left:right])
+        detail = self._detail(np.asarray(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY), np.uint8))
         y0, y1 = max(ys[0], 0), min(ys[1], height)
         x0, x1 = max(xs[0], 0), min(xs[1], width)
         inside = detail[y0 - top : y1 - top, x0 - left : x1 - left]
@@ -141,11 +140,10 @@ class PrintUnderShadow:
         if int(printed.sum()) < r.parts_min:
             return None
         rows, cols, w, n, e, e_var = (x[printed] for x in (rows, cols, w, n, e, e_var))
-        grey = np.asarray(cv2.cvtColor(view_bgr, cv2.COLOR_BGR2GRAY), np.uint8)
         reach = round(r.misplaced_mm * self._s)
         top, left = int(rows.min()) * side - reach, int(cols.min()) * side - reach
         bottom, right = (int(rows.max()) + 1) * side + reach, (int(cols.max()) + 1) * side + reach
-        seen = self._detail_around(grey, (top, bottom), (left, right))
+        seen = self._detail_around(view_bgr, (top, bottom), (left, right))
         span = side + 2 * reach
         windows = np.lib.stride_tricks.sliding_window_view(seen, (span, span))
         # (parts, span, span): each part with ``reach`` pixels around it.

@@ -53,8 +53,7 @@ def board_svg(
     ]
     side = 4 * g.cell_mm
     for vat, (vr, vc) in profile.vat_position.items():
-        x = g.grid_origin_mm[0] + g.cell_start_mm(vc * 4)
-        y = g.grid_origin_mm[1] + g.cell_start_mm(vr * 4)
+        x, y = g.cell_corner_mm(vr * 4, vc * 4)
         active = vat == active_vat
         out.append(
             f'<rect class="vat{" active" if active else ""}" data-vat="{vat}" x="{_f(x)}"'
