@@ -265,7 +265,7 @@ def read_workers(
     out = _size_touching_pairs(out, codes, measures, expected, scores, boundary, rules)
     out = _check_hidden(out, measures, classes, layout, pose, rules)
     if blocked is None:
-        out = _empty_like_the_sheet_beside(out, cores, lab, layout, pose, rules, background, shadow)
+        out = _empty_like_the_sheet_beside(out, cores, lab, layout, rules, background, shadow)
     out = _settle_unreadable(out, codes, cores, classes, layout, pose, rules)
     out = _size_with_settled_neighbours(out, codes, measures, scores, boundary, layout, rules)
     out = one_dominus_per_colour(out, rules)
@@ -278,7 +278,6 @@ def _empty_like_the_sheet_beside(
     cores: CoreReadings,
     lab: NDArray[np.uint8],
     layout: CanonicalLayout,
-    pose: CameraPose,
     rules: WorkerRules,
     background: tuple[float, float, float],
     shadow: NDArray[np.bool_] | None = None,
@@ -310,7 +309,7 @@ def _empty_like_the_sheet_beside(
         sheet = lab[rows, cols][layout.outer_mask[rows, cols]]
         if sheet.size == 0:
             continue
-        centre = np.array([core_centre_mm(layout, pose, line)]) * s
+        centre = cores.centres_px[line : line + 1]
         pixels, inside = _discs(lab, centre, rules.core_radius_mm * s)
         core = pixels[0][inside[0]].astype(np.float64).mean(axis=0)
         lightness, a, b = np.median(sheet.astype(np.float64), axis=0).tolist()
