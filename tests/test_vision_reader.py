@@ -337,8 +337,8 @@ def test_an_arm_the_lamp_balance_half_hides_is_taken_from_the_single_balance(
 
     def two_lamps(*args):  # type: ignore[no-untyped-def]
         light = real_measure(*args)
-        plane = np.array([[float(v), 0.0, 0.0] for v in light.uniform])
-        return SheetLight(light.uniform, plane, set_aside=3)
+        flat = np.zeros((2, 2, 3))  # a lattice of one colour: the single balance's
+        return SheetLight(light.uniform, flat, node_px=1000.0, set_aside=3)
 
     monkeypatch.setattr(SheetLight, "measure", staticmethod(two_lamps))
     reading = BoardReader(PROFILE).read(photo.image)

@@ -70,9 +70,10 @@ YELLOW_MIN_SATURATION = 0.8
 # Lightness bands (8-bit Lab L) below SKIN_MIN_L in which the saturation rule applies.
 SHADE_BAND_STEP = 15
 # Skin (a hand or arm): light, moderately saturated, between red and yellow.  Pale red
-# tiles share this colour; only the shape of the region tells a hand apart.
+# tiles share this colour; only the shape of the region tells a hand apart.  Light
+# yellowish skin reaches a hue of 65 degrees or so; the sheet and the floor sit near 90.
 SKIN_CHROMA = (12.0, 45.0)
-SKIN_HUE_DEG = (15.0, 62.0)
+SKIN_HUE_DEG = (15.0, 66.0)
 SKIN_MIN_L = 150
 SHADED_SKIN_MIN_CHROMA = 20.0
 SHADED_SKIN_MAX_CHROMA = 50.0

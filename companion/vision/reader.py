@@ -184,7 +184,7 @@ class BoardReader:
             view,
         )
         fitted: _Classified | None = None  # the balance set aside for the single one
-        if light.plane is not None and light.set_aside:
+        if light.varies and light.set_aside:
             # Something covered part of the sheet while its colour seemed to change: an arm
             # can pass for a second lamp, and the balance fitted to it can hide the arm's
             # skin, all of it or all but its edge. Under the single balance, look for its

@@ -1,0 +1,143 @@
+"""The light's colour across the board, on views whose light is known exactly: the
+board's own print (``BoardTexture``) lit by a chosen field of light."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.boards import GRID, load_profile
+from companion.vision.artwork import BoardTexture
+from companion.vision.canonical import CanonicalLayout
+from companion.vision.colour import ColourModel, hex_to_bgr
+from companion.vision.illumination import (
+    SheetLight,
+    _wall_blocks,
+    _wall_rects,
+    sheet_colour,
+    sheet_strips,
+)
+
+WARM = np.array([0.55, 0.78, 1.0])  # BGR of a 2800 K lamp, red at full
+COLD = np.array([1.0, 0.93, 0.85])  # BGR of a 6300 K lamp
+
+
+def _board(name: str = "troia") -> tuple[CanonicalLayout, np.ndarray]:
+    layout = CanonicalLayout(load_profile(name))
+    print_ = BoardTexture(layout.profile, layout.px_per_mm).image
+    assert print_.shape[1::-1] == layout.size_px
+    return layout, print_
+
+
+def _two_lamps(layout: CanonicalLayout, angle: float, band_mm: float) -> np.ndarray:
+    """Light (BGR gain per pixel) of a warm lamp on one side of a line through the board's
+    centre and a cold one on the other, mixing over ``band_mm``."""
+    width, height = layout.size_px
+    ys, xs = np.mgrid[0:height, 0:width].astype(np.float64) / layout.px_per_mm
+    side = (xs - xs.mean()) * np.cos(angle) + (ys - ys.mean()) * np.sin(angle)
+    share = 1.0 / (1.0 + np.exp(-side / (band_mm / 4)))
+    return np.asarray((1 - share)[..., None] * WARM + share[..., None] * COLD)
+
+
+def _lit(print_: np.ndarray, light: np.ndarray) -> np.ndarray:
+    return np.asarray(np.clip(print_ * light * 0.9, 0, 255).round(), np.uint8)
+
+
+def _measure(view: np.ndarray, layout: CanonicalLayout) -> SheetLight:
+    strips = sheet_strips(view, layout)
+    return SheetLight.measure(view, layout, sheet_colour(strips), strips)
+
+
+def _chroma_error(
+    balanced: np.ndarray, print_: np.ndarray, layout: CanonicalLayout, where: np.ndarray
+) -> np.ndarray:
+    """Per cell window (``where`` of them), how far (log ratio, worse channel against
+    green) the balanced view's colour lies from the print's."""
+    labels = layout.cell_labels
+    out = []
+    for cell in np.flatnonzero(where):
+        inside = labels == cell
+        seen = np.median(balanced[inside].astype(np.float64), axis=0)
+        printed = np.median(print_[inside].astype(np.float64), axis=0)
+        ratio = np.log(seen / seen[1]) - np.log(printed / printed[1])
+        out.append(np.abs(ratio[[0, 2]]).max())
+    return np.array(out)
+
+
+@pytest.mark.parametrize("name", ["troia", "baelo-claudia"])
+def test_every_wall_block_lies_on_the_wall_print(name: str) -> None:
+    layout, print_ = _board(name)
+    wall = np.array(hex_to_bgr(layout.profile.colours.wall))
+    rects = _wall_rects(layout.profile, layout.px_per_mm)
+    # Every side of every vat, cut in two; a wall between two vats is sampled once.
+    vats = sum(v is not None for row in layout.profile.vat_grid for v in row)
+    assert 2 * 2 * vats < len(rects) <= 4 * 2 * vats
+    for top, bottom, left, right in rects:
+        assert bottom - top >= 3 and right - left >= 3
+        assert (print_[top:bottom, left:right] == wall).all(), (top, left)
+    centres, colours = _wall_blocks(print_, layout)
+    assert len(centres) == len(rects)
+    assert (colours == wall).all()
+
+
+@pytest.mark.parametrize("angle", [0.4, 2.3, 4.0])
+def test_the_band_where_two_lamps_mix_is_followed_inside_the_board(angle: float) -> None:
+    # Two lamps whose light mixes over 200 mm through the middle of the board: the sheet's
+    # edge alone shows where the band crosses it, the walls show where it runs inside.
+    # Every cell's floor comes out of the balance in its printed colour within 5 % (a
+    # plane per channel fitted to the sheet's edge leaves 7 %, one balance 24 %).
+    layout, print_ = _board()
+    view = _lit(print_, _two_lamps(layout, angle, band_mm=200.0))
+    light = _measure(view, layout)
+    assert light.varies
+    assert light.set_aside <= 4
+    balanced = light.balance(view, ColourModel.from_profile(layout.profile))
+    error = _chroma_error(balanced, print_, layout, np.ones(GRID * GRID, bool))
+    assert error.max() < 0.05, error.max()
+    # The gains at the cells' centres are the balance's own.
+    centres = np.array([[x, y] for y in (100.0, 300.0) for x in (120.0, 400.0)])
+    gains = light.gains(centres, ColourModel.from_profile(layout.profile))
+    for (x, y), gain in zip(centres.astype(int), gains, strict=True):
+        want = balanced[y, x].astype(np.float64)
+        assert np.allclose(view[y, x] * gain, want, atol=1.0)
+
+
+def test_an_arm_across_the_sheet_and_walls_is_set_aside_from_the_light() -> None:
+    # A skin-coloured band from the sheet's edge over part of the grid covers sheet blocks
+    # and wall blocks: they are not the light's colour, and the cells away from it are
+    # balanced as well as without it.
+    layout, print_ = _board()
+    light_field = _two_lamps(layout, 2.3, band_mm=200.0)
+    view = _lit(print_, light_field)
+    arm = np.zeros(view.shape[:2], np.uint8)
+    s = layout.px_per_mm
+    cv2.line(arm, (0, round(150 * s)), (round(220 * s), round(260 * s)), 1, round(60 * s))
+    skin = np.array([120.0, 150.0, 215.0])
+    view[arm > 0] = np.clip(skin * light_field[arm > 0], 0, 255).astype(np.uint8)
+    light = _measure(view, layout)
+    assert light.varies
+    assert light.set_aside >= 6
+    balanced = light.balance(view, ColourModel.from_profile(layout.profile))
+    labels = layout.cell_labels
+    touched = np.bincount(labels[(arm > 0) & (labels >= 0)], minlength=GRID * GRID) > 0
+    grown = cv2.dilate(arm, np.ones((round(40 * s), round(40 * s)), np.uint8))
+    near = np.bincount(labels[(grown > 0) & (labels >= 0)], minlength=GRID * GRID) > 0
+    assert touched.sum() >= 20
+    error = _chroma_error(balanced, print_, layout, ~near)
+    assert error.max() < 0.05, error.max()
+
+
+def test_one_light_with_glare_and_fall_off_keeps_one_balance() -> None:
+    # One lamp: its light falls off across the board and leaves a patch of glare. Neither
+    # changes the light's colour much; the single balance stands.
+    layout, print_ = _board()
+    width, height = layout.size_px
+    ys, xs = np.mgrid[0:height, 0:width].astype(np.float64)
+    fall_off = 1.0 - 0.3 * xs / width
+    lit = print_ * WARM * fall_off[..., None] * 0.9
+    glare = np.exp(-((xs - 0.7 * width) ** 2 + (ys - 0.3 * height) ** 2) / (2 * (60.0) ** 2))
+    lit = lit + 60.0 * glare[..., None]
+    view = np.asarray(np.clip(lit, 0, 255).round(), np.uint8)
+    light = _measure(view, layout)
+    assert not light.varies
