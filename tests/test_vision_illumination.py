@@ -69,7 +69,8 @@ def _chroma_error(
 def test_every_wall_block_lies_on_the_wall_print(name: str) -> None:
     layout, print_ = _board(name)
     wall = np.array(hex_to_bgr(layout.profile.colours.wall))
-    rects = _wall_rects(layout.profile, layout.px_per_mm)
+    profile = layout.profile
+    rects = _wall_rects(profile.vat_grid, profile.geometry, layout.px_per_mm)
     # Every side of every vat, cut in two; a wall between two vats is sampled once.
     vats = sum(v is not None for row in layout.profile.vat_grid for v in row)
     assert 2 * 2 * vats < len(rects) <= 4 * 2 * vats

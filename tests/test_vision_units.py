@@ -36,7 +36,7 @@ from companion.vision.illumination import (
     BLOCKS_PER_STRIP,
     CLIPPED,
     PIXEL_STEP,
-    _blocks,
+    _sheet_blocks,
     grouped_medians,
     sheet_strips,
 )
@@ -973,7 +973,7 @@ def test_the_light_blocks_match_a_median_per_block() -> None:
                 continue
             want_colours.append(np.median(clear, axis=0))
             want_centres.append(((c.start + c.stop) / 2.0, (r.start + r.stop) / 2.0))
-    centres, colours = _blocks(view, layout)
+    centres, colours = _sheet_blocks(view, layout)
     assert 0 < len(want_centres) < 4 * BLOCKS_PER_STRIP
     assert np.array_equal(centres, np.array(want_centres))
     assert np.array_equal(colours, np.array(want_colours))

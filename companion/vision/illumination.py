@@ -30,7 +30,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from companion.boards import BoardProfile
+from companion.boards.profile import Geometry
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.colour import ColourModel, white_balance
 
@@ -57,6 +57,11 @@ VARYING_CHROMA_MIN = 0.04
 # light, and the colour classes bear that; a warm and a cold lamp (2700-3200 K against
 # 5000-6500 K) move it by 0.17 or more wherever their mixing band crosses the board.
 VARYING_CHROMA_FITTED_MIN = 0.14
+# ... and the light is taken as one without a closer look when the middle 80 % of the
+# sheet's blocks lie within this (log ratio) of each other: that is so on 100 of the 132
+# photoreal frames of a single light that would take the closer look, while two lamps
+# spread those blocks by 0.069 or more.
+STEADY_EDGE_CHROMA_MAX = 0.05
 # A wall is sampled along its centre line, this far (mm) to either side of it: inside the
 # narrowest wall (6 mm around the grid on printed boards), clear of a tile's 2 mm edge
 # seen at a slant over the wall's side.
@@ -110,7 +115,9 @@ class SheetLight:
         (``strips``, 4 x BGR) tell at a glance under one light."""
         if _chroma_spread(strips) <= np.log1p(VARYING_CHROMA_MIN) or np.any(uniform <= 1.0):
             return cls(uniform, None)
-        centres, colours = _blocks(view, layout)
+        centres, colours = _sheet_blocks(view, layout)
+        if _steady(colours):
+            return cls(uniform, None)
         wall_centres, wall_colours = _wall_blocks(view, layout)
         points = np.r_[centres, wall_centres]
         chroma = _log_chroma(np.r_[colours, wall_colours]) - _log_chroma(uniform[None])
@@ -119,12 +126,12 @@ class SheetLight:
             return cls(uniform, None)
         node_px = NODE_MM * layout.px_per_mm
         lattice = _Lattice.for_view(layout.size_px, node_px)
-        design = np.c_[lattice.weights(points), on_wall.astype(np.float64)]
+        design = lattice.design(points, on_wall)
         fitted = _robust_fit(lattice, design, chroma)
         if fitted is None:
             return cls(uniform, None)
         solution, keep = fitted
-        at_samples = design[keep, :-1] @ solution[:-1]
+        at_samples = design.predict(solution, lattice_only=True)[keep]
         if np.ptp(at_samples, axis=0).max() <= VARYING_CHROMA_FITTED_MIN:
             return cls(uniform, None)
         nodes = solution[:-1].reshape(lattice.rows, lattice.cols, 2)
@@ -137,8 +144,8 @@ class SheetLight:
         sheet = np.broadcast_to(self.uniform, (len(points_px), 3)).copy()
         if self.log_colour is not None:
             rows, cols = self.log_colour.shape[:2]
-            weights = _Lattice(rows, cols, self.node_px).weights(points_px)
-            sheet *= np.exp(weights @ self.log_colour.reshape(-1, 3))
+            tied = _Lattice(rows, cols, self.node_px).design(points_px)
+            sheet *= np.exp(tied.predict(self.log_colour.reshape(-1, 3), lattice_only=True))
         return np.asarray(np.asarray(model.sheet_bgr) / np.maximum(sheet, 1.0), np.float64)
 
     def balance(self, view: NDArray[np.uint8], model: ColourModel) -> NDArray[np.uint8]:
@@ -160,20 +167,39 @@ class SheetLight:
 
 
 def _robust_fit(
-    lattice: _Lattice, design: FloatArray, chroma: FloatArray
+    lattice: _Lattice, design: _Design, chroma: FloatArray
 ) -> tuple[FloatArray, NDArray[np.bool_]] | None:
     """The lattice (and the walls' ink offset, the last unknown) fitted to the samples,
     those too far off it set aside round after round, and which samples it keeps;
     ``None`` when too few are left."""
     keep = np.ones(len(chroma), dtype=bool)
     for _ in range(FIT_ROUNDS):
-        solution = lattice.fit(design[keep], chroma[keep])
-        misfit = np.abs(design @ solution - chroma).max(axis=1)
+        solution = lattice.fit(design, chroma, keep)
+        misfit = np.abs(design.predict(solution) - chroma).max(axis=1)
         bound = max(SAMPLE_OUTLIER_SPREAD * float(np.median(misfit[keep])), SAMPLE_OUTLIER_MIN)
-        keep = misfit <= bound
+        kept, keep = keep, misfit <= bound
         if keep.sum() < MIN_BLOCKS:
             return None
-    return lattice.fit(design[keep], chroma[keep]), keep
+        if np.array_equal(kept, keep):  # settled: the next fit would be this one
+            return solution, keep
+    return lattice.fit(design, chroma, keep), keep
+
+
+class _Design(NamedTuple):
+    """Each sample's four nearest nodes and bilinear weights on them, and whether it lies
+    on a wall (whose ink's offset is one more unknown, after the nodes')."""
+
+    nodes: NDArray[np.intp]  # samples x 4
+    weights: FloatArray  # samples x 4
+    on_wall: FloatArray  # samples: 1.0 on a wall, else 0.0
+
+    def predict(self, solution: FloatArray, lattice_only: bool = False) -> FloatArray:
+        """The fitted values (samples x columns) at the samples: the lattice's, plus the
+        walls' offset unless ``lattice_only``."""
+        out = np.einsum("sk,skc->sc", self.weights, solution[self.nodes])
+        if not lattice_only:
+            out += self.on_wall[:, None] * solution[-1]
+        return np.asarray(out, np.float64)
 
 
 @dataclass(frozen=True)
@@ -189,30 +215,47 @@ class _Lattice:
         width, height = size_px
         return cls(int(np.ceil(height / node_px)) + 1, int(np.ceil(width / node_px)) + 1, node_px)
 
-    def weights(self, points_px: FloatArray) -> FloatArray:
-        """Each point's bilinear weights on the nodes (points x nodes)."""
-        across = _interpolation(points_px[:, 0] / self.node_px, self.cols)
-        down = _interpolation(points_px[:, 1] / self.node_px, self.rows)
-        return np.asarray(
-            (down[:, :, None] * across[:, None, :]).reshape(len(points_px), -1), np.float64
-        )
+    def design(self, points_px: FloatArray, on_wall: NDArray[np.bool_] | None = None) -> _Design:
+        """How the given view pixels are tied to the nodes."""
+        col, fx = _cell_of(points_px[:, 0] / self.node_px, self.cols)
+        row, fy = _cell_of(points_px[:, 1] / self.node_px, self.rows)
+        first = row * self.cols + col
+        nodes = np.stack([first, first + 1, first + self.cols, first + self.cols + 1], axis=1)
+        weights = np.stack([(1 - fy) * (1 - fx), (1 - fy) * fx, fy * (1 - fx), fy * fx], axis=1)
+        wall = np.zeros(len(points_px)) if on_wall is None else on_wall.astype(np.float64)
+        return _Design(nodes, weights, wall)
 
-    def fit(self, design: FloatArray, values: FloatArray) -> FloatArray:
-        """Node values (and any extra columns of ``design``) fitting ``values`` in least
-        squares, each node's bend weighed by ``STIFFNESS``."""
-        normal = design.T @ design + _stiffness(self.rows, self.cols, design.shape[1])
-        # The bending terms keep the normal equations well conditioned; they solve in a
-        # fraction of the time a decomposition of the tall system takes.
-        return np.asarray(np.linalg.solve(normal, design.T @ values), np.float64)
+    def fit(self, design: _Design, values: FloatArray, keep: NDArray[np.bool_]) -> FloatArray:
+        """Node values, then the walls' offset, fitting the kept samples' ``values`` in
+        least squares, each node's bend weighed by ``STIFFNESS``."""
+        unknowns = self.rows * self.cols + 1
+        nodes, weights, wall = design.nodes[keep], design.weights[keep], design.on_wall[keep]
+        kept = values[keep]
+        # The normal equations, summed sample by sample (each touches four nodes and the
+        # walls' offset): far faster than products of the mostly empty design matrix.
+        cols = np.c_[nodes, np.full(len(nodes), unknowns - 1)]
+        vals = np.c_[weights, wall]
+        pairs = (cols[:, :, None] * unknowns + cols[:, None, :]).ravel()
+        products = (vals[:, :, None] * vals[:, None, :]).ravel()
+        summed = np.bincount(pairs, products, unknowns * unknowns).reshape(unknowns, unknowns)
+        normal = np.asarray(summed, np.float64) + _stiffness(self.rows, self.cols)
+        rhs = np.stack(
+            [np.bincount(cols.ravel(), (vals * kept[:, [c]]).ravel(), unknowns) for c in range(2)],
+            axis=1,
+        )
+        # The bending terms keep the system positive definite: Cholesky solves it.
+        _, solution = cv2.solve(normal, rhs, flags=cv2.DECOMP_CHOLESKY)
+        return np.asarray(solution, np.float64)
 
 
 @functools.lru_cache(maxsize=8)
-def _stiffness(rows: int, cols: int, unknowns: int) -> FloatArray:
-    """The bending terms' share of the normal equations, padded to ``unknowns`` (the
-    nodes, then any extra unknowns, which bend nothing)."""
+def _stiffness(rows: int, cols: int) -> FloatArray:
+    """The bending terms' share of the normal equations, with a last row and column for
+    the walls' offset, which bends nothing."""
     bend = STIFFNESS * _bending(rows, cols)
-    out = np.zeros((unknowns, unknowns))
-    out[: rows * cols, : rows * cols] = bend.T @ bend
+    nodes = rows * cols
+    out = np.zeros((nodes + 1, nodes + 1))
+    out[:nodes, :nodes] = bend.T @ bend
     return out
 
 
@@ -242,11 +285,17 @@ def _bending(rows: int, cols: int) -> FloatArray:
     return np.array(out)
 
 
-def _interpolation(u: FloatArray, count: int) -> FloatArray:
-    """Linear interpolation weights (len(u) x count) at fractional node positions ``u``."""
+def _cell_of(u: FloatArray, count: int) -> tuple[NDArray[np.intp], FloatArray]:
+    """For fractional node positions ``u`` along ``count`` nodes: the node before each
+    (clipped to the lattice) and how far past it."""
     u = np.clip(u, 0.0, count - 1.0)
     low = np.minimum(np.floor(u).astype(np.intp), count - 2)
-    frac = u - low
+    return low, np.asarray(u - low, np.float64)
+
+
+def _interpolation(u: FloatArray, count: int) -> FloatArray:
+    """Linear interpolation weights (len(u) x count) at fractional node positions ``u``."""
+    low, frac = _cell_of(u, count)
     out = np.zeros((len(u), count))
     rows = np.arange(len(u))
     out[rows, low] = 1.0 - frac
@@ -260,6 +309,16 @@ def _log_chroma(colours: FloatArray) -> FloatArray:
     return np.asarray(np.log(safe[:, [0, 2]] / safe[:, [1]]), np.float64)
 
 
+def _steady(colours: FloatArray) -> bool:
+    """Whether the sheet's blocks (most of them) show one light's colour all around the
+    board: a second lamp's band, crossing the board, crosses its edge too."""
+    if len(colours) < MIN_BLOCKS:
+        return False
+    chroma = _log_chroma(colours)
+    low, high = np.percentile(chroma, [10.0, 90.0], axis=0)
+    return bool((high - low).max() <= STEADY_EDGE_CHROMA_MAX)
+
+
 def _chroma_spread(colours: FloatArray) -> float:
     """How far apart (log ratio) the given colours' blue and red shares against green lie."""
     if np.any(colours <= 1.0):
@@ -268,31 +327,42 @@ def _chroma_spread(colours: FloatArray) -> float:
     return float(np.ptp(ratios, axis=0).max())
 
 
-def _blocks(view: NDArray[np.uint8], layout: CanonicalLayout) -> tuple[FloatArray, FloatArray]:
-    """Centre (x, y in view pixels) and unclipped median colour of each usable block."""
+def _sheet_blocks(
+    view: NDArray[np.uint8], layout: CanonicalLayout
+) -> tuple[FloatArray, FloatArray]:
+    """Centre (x, y in view pixels) and unclipped median colour of each usable block of
+    the sheet's strips."""
     bands = tuple((r.start, r.stop, c.start, c.stop) for r, c in layout.sheet_bands())
-    blocks = _block_samples(bands, view.shape[1])
-    medians, usable, _ = _unclipped_medians(view, blocks)
-    return blocks.centres[usable].reshape(-1, 2), medians[usable].reshape(-1, 3)
+    return _usable_medians(view, _sheet_block_rects(bands))
 
 
 def _wall_blocks(view: NDArray[np.uint8], layout: CanonicalLayout) -> tuple[FloatArray, FloatArray]:
     """Centre (x, y in view pixels) and unclipped median colour of each usable wall block."""
-    blocks = _rect_samples(_wall_rects(layout.profile, layout.px_per_mm), view.shape[1])
+    profile = layout.profile
+    return _usable_medians(view, _wall_rects(profile.vat_grid, profile.geometry, layout.px_per_mm))
+
+
+def _usable_medians(
+    view: NDArray[np.uint8], rects: tuple[tuple[int, int, int, int], ...]
+) -> tuple[FloatArray, FloatArray]:
+    """Centre and unclipped median colour of each rectangle with enough unclipped pixels."""
+    blocks = _rect_samples(rects, view.shape[1])
     medians, usable, _ = _unclipped_medians(view, blocks)
     return blocks.centres[usable].reshape(-1, 2), medians[usable].reshape(-1, 3)
 
 
-def _wall_rects(profile: BoardProfile, px_per_mm: float) -> tuple[tuple[int, int, int, int], ...]:
+@functools.lru_cache(maxsize=8)
+def _wall_rects(
+    vat_grid: tuple[tuple[int | None, ...], ...], g: Geometry, px_per_mm: float
+) -> tuple[tuple[int, int, int, int], ...]:
     """Where the wall blocks lie (top, bottom, left, right in view pixels): along the
     centre line of the wall beside each side of every vat (half a wall's width outside
     it), each side cut into ``WALL_BLOCKS_PER_SIDE`` blocks."""
-    g = profile.geometry
     s = px_per_mm
     side = 4 * g.cell_mm
     half = WALL_HALF_WIDTH_MM
     rects: set[tuple[int, int, int, int]] = set()
-    for vr, row in enumerate(profile.vat_grid):
+    for vr, row in enumerate(vat_grid):
         for vc, vat in enumerate(row):
             if vat is None:
                 continue
@@ -334,7 +404,9 @@ class _BlockSamples(NamedTuple):
 
 
 @functools.lru_cache(maxsize=8)
-def _block_samples(bands: tuple[tuple[int, int, int, int], ...], width: int) -> _BlockSamples:
+def _sheet_block_rects(
+    bands: tuple[tuple[int, int, int, int], ...],
+) -> tuple[tuple[int, int, int, int], ...]:
     """Where the blocks along the sheet's strips lie: the same for every frame of a board."""
     blocks: list[tuple[int, int, int, int]] = []
     for top, bottom, left, right in bands:
@@ -343,12 +415,12 @@ def _block_samples(bands: tuple[tuple[int, int, int, int], ...], width: int) -> 
         edges = np.linspace(span[0], span[1], BLOCKS_PER_STRIP + 1).round().astype(int)
         for lo, hi in itertools.pairwise(edges.tolist()):
             blocks.append((top, bottom, lo, hi) if along_x else (lo, hi, left, right))
-    return _samples(blocks, width)
+    return tuple(blocks)
 
 
 @functools.lru_cache(maxsize=8)
 def _rect_samples(rects: tuple[tuple[int, int, int, int], ...], width: int) -> _BlockSamples:
-    """The sampled pixels of each whole rectangle (a strip, a wall block), as blocks of one
+    """The sampled pixels of each whole rectangle (a strip, a block), as blocks of one
     rectangle each."""
     return _samples(list(rects), width)
 
