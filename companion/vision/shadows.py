@@ -148,15 +148,19 @@ class PrintUnderShadow:
         windows = np.lib.stride_tricks.sliding_window_view(seen, (span, span))
         # (parts, span, span): each part with ``reach`` pixels around it.
         around = windows[rows * side - reach - top, cols * side - reach - left]
-        best = np.full(len(rows), -1.0)
         step = max(round(r.misplaced_step_mm * self._s), 1)
-        for dy in range(0, 2 * reach + 1, step):
-            for dx in range(0, 2 * reach + 1, step):
-                o = around[:, dy : dy + side, dx : dx + side]
-                o = o - (o * w).sum(axis=(1, 2), keepdims=True) / n
-                o_var = (o * o * w).sum(axis=(1, 2)) / n[:, 0, 0]
-                cov = (e * o * w).sum(axis=(1, 2)) / n[:, 0, 0]
-                best = np.maximum(best, cov / np.sqrt(np.maximum(e_var * o_var, 1e-12)))
+        # (parts, offsets, pixels): each part's pixels at every offset, in one copy.
+        shifted = np.lib.stride_tricks.sliding_window_view(around, (side, side), axis=(1, 2))
+        seen_at = shifted[:, ::step, ::step].reshape(len(rows), -1, side * side)
+        # Weighted sums at every offset by batched products. The print's detail is centred
+        # on its weighted mean, so the covariance needs no centring of the frame's.
+        weights = w.reshape(len(rows), side * side, 1)
+        total = n[:, 0, :]
+        mean = (seen_at @ weights)[..., 0] / total
+        o_var = np.maximum(((seen_at * seen_at) @ weights)[..., 0] / total - mean * mean, 0.0)
+        cov = (seen_at @ (e * w).reshape(len(rows), side * side, 1))[..., 0] / total
+        correlation = cov / np.sqrt(np.maximum(e_var[:, None] * o_var, 1e-12))
+        best = correlation.max(axis=1)
         judged = np.zeros(count.shape, dtype=bool)
         judged[rows, cols] = True
         shown = np.zeros(count.shape, dtype=bool)
