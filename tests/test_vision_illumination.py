@@ -142,3 +142,23 @@ def test_one_light_with_glare_and_fall_off_keeps_one_balance() -> None:
     view = np.asarray(np.clip(lit, 0, 255).round(), np.uint8)
     light = _measure(view, layout)
     assert not light.varies
+
+
+def test_a_pixel_lifted_past_the_limit_keeps_its_hue() -> None:
+    # A hard shadow over much of the sheet sets the balance by the shaded sheet, and the
+    # lit sheet is lifted past 255: clipped channel by channel, its red and green would
+    # read as a yellow. Scaled down whole, it keeps the sheet's hue; pixels short of the
+    # limit are balanced as before.
+    layout, _ = _board()
+    model = ColourModel.from_profile(layout.profile)
+    sheet = np.array(hex_to_bgr(layout.profile.colours.sheet), np.float64)
+    shaded = sheet * 0.6  # the balance's sheet: what the shaded strips show
+    view = np.zeros((4, 4, 3), np.uint8)
+    view[:2] = np.round(sheet * 0.95).astype(np.uint8)  # lit sheet, 1.6 times as bright
+    view[2:] = np.round(shaded).astype(np.uint8)
+    balanced = SheetLight(shaded, None).balance(view, model).astype(np.float64)
+    reference = np.asarray(model.sheet_bgr, np.float64)
+    lit = balanced[0, 0]
+    assert lit.max() == 255
+    assert np.allclose(lit / lit[1], reference / reference[1], atol=0.02)
+    assert np.allclose(balanced[3, 3], reference, atol=1.5)

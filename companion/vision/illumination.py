@@ -163,6 +163,9 @@ class SheetLight:
             nodes = self.log_colour[:, :, channel].astype(np.float32)
             field = np.exp(-(down @ nodes @ across.T)) * np.float32(gains[channel])
             out.append(cv2.convertScaleAbs(cv2.multiply(plane, field, dtype=cv2.CV_32F)))
+        # Each channel clipped on its own: keeping the hue of pixels lifted past the limit,
+        # as the single balance does, read 2 cells wrong in one frame under two lamps and
+        # lost one arm more.
         return np.asarray(cv2.merge(out), dtype=np.uint8)
 
 
