@@ -162,3 +162,20 @@ def test_a_pixel_lifted_past_the_limit_keeps_its_hue() -> None:
     assert lit.max() == 255
     assert np.allclose(lit / lit[1], reference / reference[1], atol=0.02)
     assert np.allclose(balanced[3, 3], reference, atol=1.5)
+
+
+@pytest.mark.parametrize("lifted_rows", [1, 40])
+def test_lifted_pixels_keep_their_hue_picked_out_or_all_at_once(lifted_rows: int) -> None:
+    # A few lifted pixels are picked out, a frame lit past the limit is rescaled whole:
+    # both give every pixel its balanced colour, scaled down whole where it passes 255.
+    model = ColourModel.from_profile(load_profile("troia"))
+    rng = np.random.default_rng(lifted_rows)
+    view = rng.integers(0, 150, (80, 80, 3)).astype(np.uint8)
+    view[:lifted_rows] = rng.integers(150, 256, (lifted_rows, 80, 3))
+    shaded = np.array([120.0, 150.0, 170.0])
+    balanced = SheetLight(shaded, None).balance(view, model).astype(np.float64)
+    want = view * (np.asarray(model.sheet_bgr, np.float64) / shaded)
+    largest = want.max(axis=2, keepdims=True)
+    want = np.where(largest > 255.0, want * 255.0 / np.maximum(largest, 1.0), want)
+    assert (largest > 255.0).any()
+    assert np.abs(balanced - np.clip(np.round(want), 0, 255)).max() <= 1.0

@@ -77,6 +77,10 @@ SKIN_HUE_DEG = (15.0, 66.0)
 SKIN_MIN_L = 150
 SHADED_SKIN_MIN_CHROMA = 20.0
 SHADED_SKIN_MAX_CHROMA = 50.0
+# When the balance lifts more than this share of a frame's pixels past the 8-bit limit
+# (a frame lit past the sensor's range), all its pixels are rescaled at once: one pass
+# over the image is then faster than picking them out.
+LIFTED_WHOLE_FRAME_SHARE = 1 / 16
 
 
 def hex_to_bgr(text: str) -> tuple[int, int, int]:
@@ -257,7 +261,7 @@ def white_balance(
                 cv2.extractChannel(image, channel), limit, 255, cv2.THRESH_BINARY
             )
             over |= np.asarray(above, np.uint8)
-    if cv2.countNonZero(over) > over.size // 16:  # a frame lit past the limit: all at once
+    if cv2.countNonZero(over) > LIFTED_WHOLE_FRAME_SHARE * over.size:
         lifted = cv2.transform(image.astype(np.float32), np.diag(gains).astype(np.float32))
         return within_limit_image(np.asarray(lifted, np.float32))
     ys, xs = np.nonzero(over)
