@@ -252,7 +252,6 @@ def white_balance(
     green would read as a yellow; lit skin's as the floor.
     """
     gains = np.asarray(model.sheet_bgr, np.float64) / np.maximum(observed_sheet, 1.0)
-    out = np.asarray(cv2.transform(image, np.diag(gains)), dtype=np.uint8)
     over = np.zeros(image.shape[:2], np.uint8)
     for channel, gain in enumerate(gains.tolist()):
         if gain > 1.0:  # only a gain above one lifts a pixel past the limit
@@ -263,29 +262,22 @@ def white_balance(
             over |= np.asarray(above, np.uint8)
     if cv2.countNonZero(over) > LIFTED_WHOLE_FRAME_SHARE * over.size:
         lifted = cv2.transform(image.astype(np.float32), np.diag(gains).astype(np.float32))
-        return within_limit_image(np.asarray(lifted, np.float32))
+        return within_limit(np.asarray(lifted, np.float32))
+    out = np.asarray(cv2.transform(image, np.diag(gains)), dtype=np.uint8)
     ys, xs = np.nonzero(over)
     if len(ys):
-        out[ys, xs] = within_limit(image[ys, xs].astype(np.float64) * gains)
+        out[ys, xs] = within_limit(image[ys, xs][:, None, :] * gains)[:, 0, :]
     return out
 
 
-def within_limit_image(lifted: NDArray[np.float32]) -> NDArray[np.uint8]:
-    """An 8-bit image from a balanced one (float, BGR), each pixel scaled down whole,
-    keeping its hue, as far as its largest channel needs to fit."""
+def within_limit(lifted: NDArray[FloatT]) -> NDArray[np.uint8]:
+    """An 8-bit image from a balanced one (float, BGR, rows x columns x 3), each pixel
+    scaled down whole, keeping its hue, as far as its largest channel needs to fit."""
     planes = cv2.split(lifted)
     largest = cv2.max(cv2.max(planes[0], planes[1]), planes[2])
-    scale = np.minimum(np.float32(255.0) / np.maximum(largest, np.float32(1e-6)), 1.0)
+    scale = np.minimum(255.0 / np.maximum(largest, 1e-6), 1.0).astype(lifted.dtype)
     out = [cv2.convertScaleAbs(cv2.multiply(plane, scale)) for plane in planes]
     return np.asarray(cv2.merge(out), dtype=np.uint8)
-
-
-def within_limit(colours: NDArray[FloatT]) -> NDArray[np.uint8]:
-    """8-bit colours (n x 3) from balanced ones, each scaled down whole, keeping its hue,
-    as far as its largest channel needs to fit."""
-    largest = colours.max(axis=1, keepdims=True)
-    scaled = colours * np.minimum(255.0 / np.maximum(largest, 1e-9), 1.0)
-    return np.asarray(np.clip(np.round(scaled), 0, 255), dtype=np.uint8)
 
 
 # Upper bounds (8-bit L) of the shade bands between too dark and light.

@@ -326,8 +326,7 @@ def _chroma_spread(colours: FloatArray) -> float:
     """How far apart (log ratio) the given colours' blue and red shares against green lie."""
     if np.any(colours <= 1.0):
         return float("inf")
-    ratios = np.log(colours[:, [0, 2]] / colours[:, [1]])
-    return float(np.ptp(ratios, axis=0).max())
+    return float(np.ptp(_log_chroma(colours), axis=0).max())
 
 
 def _sheet_blocks(
