@@ -40,6 +40,7 @@ class PixelClass(IntEnum):
 
 
 FloatT = TypeVar("FloatT", np.float32, np.float64)
+LightnessT = TypeVar("LightnessT", float, NDArray[np.float32])
 
 SPECIES_CLASS = {letter: PixelClass[letter] for letter in SPECIES}
 # Chroma distance (Lab units) from the floor within which a pixel is neutral.
@@ -268,6 +269,12 @@ def white_balance(
     if len(ys):
         out[ys, xs] = within_limit(image[ys, xs][:, None, :] * gains)[:, 0, :]
     return out
+
+
+def lab_scale(lightness_8bit: LightnessT) -> LightnessT:
+    """``L* + 16`` of OpenCV's 8-bit Lab lightness: a light dimmed by a factor ``k``
+    scales it, and the chroma ``a*``, ``b*``, by the cube root of ``k``."""
+    return lightness_8bit * (100.0 / 255.0) + 16.0
 
 
 def within_limit(lifted: NDArray[FloatT]) -> NDArray[np.uint8]:

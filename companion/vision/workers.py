@@ -31,7 +31,13 @@ from numpy.typing import NDArray
 from companion.boards import GRID, LINES, worker_strip
 from companion.boards.profile import PieceSize
 from companion.vision.canonical import CanonicalLayout
-from companion.vision.colour import NEUTRAL_RADIUS, ColourModel, PixelClass, hue_difference
+from companion.vision.colour import (
+    NEUTRAL_RADIUS,
+    ColourModel,
+    PixelClass,
+    hue_difference,
+    lab_scale,
+)
 from companion.vision.localize import CameraPose
 from companion.vision.pixels import pixel_coords
 from companion.vision.silhouettes import SilhouetteRules, decide, rank
@@ -130,9 +136,11 @@ class WorkerRules:
     # beside the space, towards the sheet's edge where no piece stands: within this much
     # chroma (Lab units, the classes' own neutral radius) ...
     sheet_match_max: float = NEUTRAL_RADIUS
-    # ... and this share of the sheet's lightness, darker (a shadow the sheet beside
-    # escapes) or brighter: a lamp's tint or a shadow's own light moves both alike.
-    sheet_darker_max: float = 0.45
+    # ... (against the sheet's chroma shrunk as a dimmer light shrinks it, where the core
+    # is darker) and this share of the sheet's lightness, darker (a shadow the sheet
+    # beside escapes: a hard shadow's core measured 0.27 to 0.46 of the lit sheet beside)
+    # or brighter: a lamp's tint or a shadow's own light moves both alike.
+    sheet_darker_max: float = 0.8
     sheet_brighter_max: float = 0.15
     # ... and only where the sheet beside is no redder than the sheet's own colour by more
     # than this (Lab a units): lamps of any colour temperature, and red clipped in glare,
@@ -317,8 +325,13 @@ def _empty_like_the_sheet_beside(
         if a - 128.0 > background[1] + rules.sheet_redder_max and not shaded:
             continue
         step = (core[0] - lightness) / max(lightness, 1.0)
+        # A shadow's dimmer light shrinks the sheet's chroma as it does L* + 16.
+        dimmer = min(lab_scale(core[0]) / lab_scale(lightness), 1.0)
         if (
-            math.hypot(core[1] - a, core[2] - b) <= rules.sheet_match_max
+            math.hypot(
+                core[1] - 128.0 - (a - 128.0) * dimmer, core[2] - 128.0 - (b - 128.0) * dimmer
+            )
+            <= rules.sheet_match_max
             and -rules.sheet_darker_max <= step <= rules.sheet_brighter_max
         ):
             result[line] = replace(obs, code=None)
