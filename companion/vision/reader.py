@@ -38,14 +38,21 @@ from companion.vision.floor import (
 )
 from companion.vision.gaps import GapRules, SlotGaps
 from companion.vision.illumination import SheetLight, grouped_medians, sheet_colour, sheet_strips
-from companion.vision.localize import BoardLocator, BoardNotFound, estimate_pose
+from companion.vision.localize import BoardLocator, BoardNotFound, CameraPose, estimate_pose
 from companion.vision.occlusion import LIT_SKIN_REACH_MM, hand_mask, within_reach
 from companion.vision.outline import OutlineRules, SlotOutlines, prove_floor_by_outline
 from companion.vision.pastel import PastelRules, fill_pastel_slots
 from companion.vision.pixels import pixel_coords
+from companion.vision.shade import ShadeRules, lift_shadows
 from companion.vision.shadows import PrintUnderShadow, ShadowRules
 from companion.vision.walls import CellWalls, WallRules
-from companion.vision.workers import WorkerRules, read_workers
+from companion.vision.workers import (
+    WorkerObservation,
+    WorkerRules,
+    adjacent,
+    core_centre_mm,
+    read_workers,
+)
 
 RECENTRE_MIN = 2  # Lab units of sheet chroma offset worth correcting
 SKIN_SATURATION_MAX = 0.6
@@ -113,6 +120,7 @@ class BoardReader:
         self.outlines = SlotOutlines(profile, OutlineRules())
         self.walls = CellWalls(profile, self.layout.px_per_mm, WallRules())
         self.gaps = SlotGaps(profile, self.layout.px_per_mm, GapRules())
+        self.shade_rules = ShadeRules()
         self.shadows = PrintUnderShadow(profile, self.layout.px_per_mm, ShadowRules())
 
     def _arm_or_shadow(
@@ -149,6 +157,55 @@ class BoardReader:
         classes, skin, skin_any = classify(lab, self._table)
         drop_cool_where_red_clipped(classes, view)
         return _Classified(light, balanced, lab, shift, classes, skin, skin_any)
+
+    def _unread_out_of_shadow(
+        self,
+        workers: list[WorkerObservation],
+        classes: NDArray[np.uint8],
+        lab: NDArray[np.uint8],
+        pose: CameraPose,
+        hand: NDArray[np.bool_] | None,
+        shadow: NDArray[np.bool_] | None,
+    ) -> list[WorkerObservation]:
+        """``workers``, where a space left unread in a hard shadow over its strip is read
+        again with the shadow lifted (see :mod:`companion.vision.shade`).
+
+        Only spaces left unread: a lift follows the sheet's light only roughly, and the
+        pieces it lifts are sized less surely than those the frame's own light shows.
+        Only pieces: a lift proves no space empty, as a piece's darkest faces lifted pass
+        for the sheet.  Only a piece standing clear of its colour, with both spaces beside
+        it read: two pieces of one colour side by side in a shadow were read with their
+        sizes swapped.
+        """
+        s = self.layout.px_per_mm
+        centres = {
+            line: np.round(np.array(core_centre_mm(self.layout, pose, line)) * s).astype(int)
+            for line, obs in enumerate(workers)
+            if obs.code == "?"
+        }
+        if hand is not None:  # spaces under the arm stay unread whatever the light
+            centres = {line: c for line, c in centres.items() if not hand[c[1], c[0]]}
+        if not centres:
+            return workers
+        around = np.array(list(centres.values()), np.float64)
+        lifted = lift_shadows(lab, self.layout, self._sheet_lab, around, self.shade_rules)
+        if lifted is None:
+            return workers
+        lab, changed = lifted
+        ys, xs = np.nonzero(changed)
+        classes = classes.copy()
+        relit, _, _ = classify(np.ascontiguousarray(lab[ys, xs][:, None, :]), self._table)
+        classes[ys, xs] = relit[:, 0]
+        again = read_workers(
+            classes, lab, self.layout, pose, self.worker_rules, self._sheet_lab, hand, shadow
+        )
+        out = list(workers)
+        for line, (x, y) in centres.items():
+            seen = again[line]
+            resolved = all(again[j].code != "?" for j in adjacent(line))
+            if seen.code is not None and not seen.crowded and resolved and changed[y, x]:
+                out[line] = seen
+        return out
 
     def _cells_under(self, region: NDArray[np.bool_] | None) -> int:
         """How many cells a region (an arm) touches; none for no region."""
@@ -265,6 +322,8 @@ class BoardReader:
         workers = read_workers(
             classes, lab, self.layout, pose, self.worker_rules, self._sheet_lab, hand, shadow
         )
+        if any(obs.code == "?" for obs in workers):
+            workers = self._unread_out_of_shadow(workers, classes, lab, pose, hand, shadow)
         t3 = time.perf_counter()
         state = BoardState("".join(cells), tuple(w.code for w in workers))
         return Reading(
