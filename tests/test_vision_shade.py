@@ -1,4 +1,4 @@
-"""Worker spaces in a hard shadow: pieces keep their colours, bare spaces read bare."""
+"""Worker spaces and tiles in a hard shadow: pieces and tiles keep their colours."""
 
 from __future__ import annotations
 
@@ -125,3 +125,27 @@ def test_bare_spaces_under_a_narrow_dark_shadow_read_bare() -> None:
         assert all(g in ("?", None) for g in got), got
         unread += got.count("?")
     assert unread <= 2  # 23 of these 64 before the chroma was shrunk with the light
+
+
+def test_tiles_under_a_hard_shadow_band_keep_their_colours() -> None:
+    """A lamp arm's shadow, 30 mm wide and at a quarter of the light, across the grid:
+    cells of tiles too dark for any pixel's colour are named by their mean hue (9 of these
+    four boards' cells stayed unread before)."""
+    unread = 0
+    for seed in range(4):
+        rng = np.random.default_rng(seed + 500)
+        state = random_state(PROFILE, rng)
+        x0, tilt = float(rng.uniform(60, SHEET_W - 60)), float(rng.uniform(-60, 60))
+        band = (
+            (x0 - 15.0, -20.0),
+            (x0 + 15.0, -20.0),
+            (x0 + 15.0 + tilt, SHEET_H + 20),
+            (x0 - 15.0 + tilt, SHEET_H + 20),
+        )
+        shot = Shot(seed, conditions=Conditions(shadows=(CastShadow(band, 0.25, 1.5),)))
+        reading = BoardReader(PROFILE).read(render(PROFILE, state, shot).image)
+        assert reading.state is not None
+        got = reading.state.cells
+        assert all(g in ("?", t) for g, t in zip(got, state.cells, strict=True)), seed
+        unread += got.count("?")
+    assert unread <= 2

@@ -482,6 +482,57 @@ def test_a_washed_out_cell_inside_a_seen_tile_takes_its_only_colour() -> None:
     assert fill_covered_cells(alone, fractions, PROFILE, rules)[slot[1]] == "?"
 
 
+def test_a_cell_too_dark_for_its_pixels_inside_a_seen_tile_takes_its_mean_hue() -> None:
+    from companion.vision.cells import name_dark_cells
+
+    rules = CellRules()
+    hues = ColourModel.from_profile(PROFILE).species_hues_deg()
+    slot = next(s for s in PROFILE.slots if not any(i in PROFILE.bonus_kind for i in s))
+    fractions = np.zeros((CELLS, N_CLASSES))
+    fractions[:, PixelClass.NEUTRAL] = 1.0
+    fractions[slot[1]] = 0.0
+    fractions[slot[1], PixelClass.DARK] = 0.95
+    fractions[slot[1], PixelClass.R] = 0.05
+    chroma = np.zeros((CELLS, 2))
+
+    def at_hue(letter: str, offset_deg: float, strength: float) -> None:
+        angle = math.radians(hues[letter] + offset_deg)
+        chroma[slot[1]] = (strength * math.cos(angle), strength * math.sin(angle))
+
+    cells = ["." if i not in slot else "R" for i in range(CELLS)]
+    cells[slot[1]] = "?"
+
+    def named() -> str:
+        return name_dark_cells(cells, fractions, chroma, hues, PROFILE, rules)[slot[1]]
+
+    at_hue("R", 10.0, 18.0)
+    assert named() == "R"
+    at_hue("B", -20.0, 15.0)  # its own tile's colour or another's: each cell has its own
+    fractions[slot[1], PixelClass.R] = 0.0
+    assert named() == "B"
+    at_hue("B", 40.0, 15.0)  # far from every ink's hue: no name
+    assert named() == "?"
+    at_hue("G", 0.0, 6.0)  # too faint a chroma: the shadow's own tint could be that
+    assert named() == "?"
+    at_hue("Y", 0.0, 30.0)  # yellow shares the shadowed floor's hue: never named
+    assert named() == "?"
+    at_hue("R", 0.0, 18.0)
+    fractions[slot[1], PixelClass.B] = 0.05  # what light is left shows another colour
+    assert named() == "?"
+    fractions[slot[1], PixelClass.B] = 0.0
+    fractions[slot[1], PixelClass.DARK] = 0.4  # mostly lit and still unread: not a shadow's
+    fractions[slot[1], PixelClass.UNKNOWN] = 0.6
+    assert named() == "?"
+    fractions[slot[1], PixelClass.DARK] = 0.95
+    fractions[slot[1], PixelClass.UNKNOWN] = 0.0
+    # No tile seen in the slot, or a cell of it seen bare: no tile to name the cell for.
+    alone = ["?" if i in slot else "." for i in range(CELLS)]
+    assert name_dark_cells(alone, fractions, chroma, hues, PROFILE, rules)[slot[1]] == "?"
+    opened = list(cells)
+    opened[slot[0]] = "."
+    assert name_dark_cells(opened, fractions, chroma, hues, PROFILE, rules)[slot[1]] == "?"
+
+
 def test_a_slot_seen_empty_in_one_cell_holds_no_tile() -> None:
     from companion.vision.cells import fill_open_slots
 

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.boards import GRID, BoardProfile
-from companion.vision.colour import PixelClass
+from companion.vision.colour import PixelClass, hue_difference
 
 N_CLASSES = len(PixelClass)
 CELLS = GRID * GRID
@@ -64,6 +64,13 @@ class CellRules:
     # glare takes the only colour it still shows, this much of it and no other.
     covered_colour_min: float = 0.15
     covered_other_max: float = 0.02
+    # ... and a cell of such a slot this dark (a hard shadow's band across the tile) is too
+    # dark for any pixel's colour, but not for its mean: a chroma this strong (Lab units;
+    # the faintest such cell measured 12) within this hue (degrees) of blue's, green's or
+    # red's printed hue names it.  Never yellow: it shares the shadowed floor's hue.
+    dark_cell_min: float = 0.5
+    dark_chroma_min: float = 10.0
+    dark_hue_max_deg: float = 25.0
     # A slot where no cell reaches ``colour_min`` still shows a tile when this many of its
     # cells each show one species over this share and no other: glare turns a glossy tile
     # pastel (half its pixels fall out of every class) but no bare floor shows two such
@@ -248,6 +255,45 @@ def fill_covered_cells(
                 # Glare bends a glossy yellow towards green: green well behind it is yellow's.
                 second = shares[i][2]
             if best >= rules.covered_colour_min and second <= rules.covered_other_max:
+                out[i] = letter
+    return out
+
+
+def name_dark_cells(
+    cells: list[str],
+    fractions: NDArray[np.float64],
+    chroma: NDArray[np.float64],
+    printed_hues: dict[str, float],
+    profile: BoardProfile,
+    rules: CellRules,
+) -> list[str]:
+    """Unreadable cells too dark for their pixels' colour, inside a slot where a tile is
+    seen, named by their mean chroma (``chroma``: a* and b* per cell, centred on 0).
+
+    A hard shadow across a tile leaves too little light for any one pixel's colour, yet
+    the cell's mean keeps its hue.  Inside a slot holding a tile the cell is the tile's,
+    so the question is only which colour, and the dark inks (blue, green, red) lie far
+    apart in hue.
+    """
+    out = list(cells)
+    inks = "BGR"  # the inks that can be this dark
+    hue = np.degrees(np.arctan2(chroma[:, 1], chroma[:, 0]))
+    off = np.abs(np.stack([hue_difference(hue, printed_hues[ink]) for ink in inks], axis=1))
+    nearest = np.argmin(off, axis=1).tolist()
+    strong = (np.hypot(chroma[:, 0], chroma[:, 1]) >= rules.dark_chroma_min).tolist()
+    dark = (fractions[:, PixelClass.DARK] >= rules.dark_cell_min).tolist()
+    species = fractions[:, PixelClass.B : PixelClass.R + 1]
+    for slot in profile.slots:
+        if "." in (out[i] for i in slot) or not any(out[i] in SPECIES_ORDER for i in slot):
+            continue
+        for i in slot:
+            if out[i] != "?" or not (dark[i] and strong[i]):
+                continue
+            letter = inks[nearest[i]]
+            if off[i, nearest[i]] > rules.dark_hue_max_deg:
+                continue
+            others = float(species[i].sum() - species[i, SPECIES_ORDER.index(letter)])
+            if others <= rules.covered_other_max:  # what light is left shows no other colour
                 out[i] = letter
     return out
 

@@ -18,6 +18,7 @@ from companion.vision.cells import (
     apply_tile_constraint,
     fill_covered_cells,
     fill_open_slots,
+    name_dark_cells,
     read_cells,
 )
 from companion.vision.colour import (
@@ -101,6 +102,7 @@ class BoardReader:
         self.profile = profile
         self.layout = CanonicalLayout(profile)
         self.colours = ColourModel.from_profile(profile)
+        self._printed_hues = self.colours.species_hues_deg()
         self._table = self.colours.lookup_table()
         self._sheet_ab = bgr_to_ab(self.colours.sheet_bgr)
         self._sheet_lab = (_lightness(self.colours.sheet_bgr), *self._sheet_ab)
@@ -289,6 +291,15 @@ class BoardReader:
             cells, colour, floor, self.outlines, frame_bgr, loc.homography, hidden
         )
         cells = fill_covered_cells(cells, fractions, self.profile, self.cell_rules)
+        if hand is None:  # with an arm over the board, a dark cell may be its shadow
+            cells = name_dark_cells(
+                cells,
+                fractions,
+                np.stack([colour.a, colour.b], axis=1),
+                self._printed_hues,
+                self.profile,
+                self.cell_rules,
+            )
         cells = fill_open_slots(cells, fractions, self.profile, self.cell_rules)
         edge_min = self.outlines.rules.edge_min
 
