@@ -51,6 +51,8 @@ CLIPPED_MIN = 0.5
 # green less 6, a blue ink's far higher.  The floor's blue lies 27 below its green.
 YELLOW_CLIPPED_BLUE_MARGIN = 15
 # Brightness factors along which the floor's clipped colour is traced (darker to brighter).
+# No darker than half: deeper in a shadow the floor's chroma shrinks towards none, and a
+# dark sleeve's nearly colourless black would then pass for bare floor.
 BRIGHTENING = np.linspace(0.5, 4.0, 141)
 # Empty cells whose brightness moves the floor's expected chroma this far (Lab units)
 # along the path tell how far the path holds; FLOOR_FIT_MIN_CELLS of them are needed.
