@@ -40,7 +40,7 @@ class PixelClass(IntEnum):
 
 
 FloatT = TypeVar("FloatT", np.float32, np.float64)
-LightnessT = TypeVar("LightnessT", float, NDArray[np.float32])
+LightnessT = TypeVar("LightnessT", float, NDArray[np.float32], NDArray[np.float64])
 
 SPECIES_CLASS = {letter: PixelClass[letter] for letter in SPECIES}
 # Chroma distance (Lab units) from the floor within which a pixel is neutral.

@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 
 from companion.boards import GRID, BoardProfile
 from companion.vision.cells import CELLS
-from companion.vision.colour import SENSOR_LIMIT
+from companion.vision.colour import SENSOR_LIMIT, lab_scale
 
 FloatArray = NDArray[np.float64]
 # Balanced BGR pixels to the reader's analysis Lab (Lab, then chroma re-centring).
@@ -386,6 +386,21 @@ def floor_chroma(colour: CellColour, floor: FloorModel) -> NDArray[np.bool_]:
     """Cells whose mean chroma is the floor's expected at their place and brightness."""
     ea, eb = floor.expected(colour.lightness)
     return np.asarray(np.hypot(colour.a - ea, colour.b - eb) <= FLOOR_MATCH_MAX)
+
+
+def floor_offset_in_shade(colour: CellColour, floor: FloorModel) -> FloatArray:
+    """How far each cell's mean chroma lies from the floor's, where a cell darker than
+    the floor's own light has the floor's chroma shrunk as a shadow shrinks it (with
+    ``L* + 16``; see :func:`~companion.vision.colour.lab_scale`), deeper than the
+    brightness path follows.  Brighter cells follow the path."""
+    own = int(np.argmin(np.abs(BRIGHTENING - 1.0)))
+    own_lightness = floor.path_lightness[floor.light_of_cell, own]
+    dimmer = np.minimum(lab_scale(colour.lightness) / lab_scale(own_lightness), 1.0)
+    ea, eb = floor.expected(colour.lightness)
+    shaded = colour.lightness < own_lightness
+    ea = np.where(shaded, (floor.a + floor.path_da[floor.light_of_cell, own]) * dimmer, ea)
+    eb = np.where(shaded, (floor.b + floor.path_db[floor.light_of_cell, own]) * dimmer, eb)
+    return np.asarray(np.hypot(colour.a - ea, colour.b - eb), np.float64)
 
 
 def washed_out(colour: CellColour) -> NDArray[np.bool_]:

@@ -46,6 +46,7 @@ from companion.vision.pastel import PastelRules, fill_pastel_slots
 from companion.vision.pixels import pixel_coords
 from companion.vision.shade import ShadeRules, lift_shadows
 from companion.vision.shadows import PrintUnderShadow, ShadowRules
+from companion.vision.slot_print import SlotPrint, SlotPrintRules, prove_floor_by_print
 from companion.vision.walls import CellWalls, WallRules
 from companion.vision.workers import (
     WorkerObservation,
@@ -124,6 +125,7 @@ class BoardReader:
         self.gaps = SlotGaps(profile, self.layout.px_per_mm, GapRules())
         self.shade_rules = ShadeRules()
         self.shadows = PrintUnderShadow(profile, self.layout.px_per_mm, ShadowRules())
+        self.slot_print = SlotPrint(profile, self.layout.px_per_mm, SlotPrintRules())
 
     def _arm_or_shadow(
         self, region: NDArray[np.bool_] | None, view: NDArray[np.uint8]
@@ -289,6 +291,9 @@ class BoardReader:
         )
         cells = prove_floor_by_outline(
             cells, colour, floor, self.outlines, frame_bgr, loc.homography, hidden
+        )
+        cells = prove_floor_by_print(
+            cells, fractions, colour, floor, self.cell_rules, self.slot_print, view, hidden
         )
         cells = fill_covered_cells(cells, fractions, self.profile, self.cell_rules)
         if hand is None:  # with an arm over the board, a dark cell may be its shadow

@@ -107,6 +107,28 @@ class PrintUnderShadow:
         beyond = ((y0 - ys[0], ys[1] - y1), (x0 - xs[0], xs[1] - x1))
         return np.asarray(np.pad(inside, beyond, mode="edge"), np.float32)
 
+    def correlation_in(self, view_bgr: NDArray[np.uint8], box: tuple[int, int, int, int]) -> float:
+        """How well the bare board's print shows in ``box`` (top, bottom, left, right view
+        pixels, ends excluded): the best correlation of the frame's detail with the
+        print's there, over the same small offsets as the parts of a region."""
+        top, bottom, left, right = box
+        printed = self._expected[top:bottom, left:right]
+        printed = printed - printed.mean()
+        reach = round(self.rules.misplaced_mm * self._s)
+        step = max(round(self.rules.misplaced_step_mm * self._s), 1)
+        seen = self._detail_around(
+            view_bgr, (top - reach, bottom + reach), (left - reach, right + reach)
+        )
+        shape = printed.shape
+        # (offsets, pixels): the box's pixels at every offset, in one copy.
+        shifted = np.lib.stride_tricks.sliding_window_view(seen, shape)[::step, ::step]
+        at = shifted.reshape(-1, shape[0] * shape[1])
+        at = at - at.mean(axis=1, keepdims=True)
+        flat = printed.ravel()
+        cov = at @ flat
+        scale = np.sqrt(np.maximum((at * at).sum(axis=1) * float(flat @ flat), 1e-12))
+        return float((cov / scale).max())
+
     def shows_through(self, region: NDArray[np.bool_], view_bgr: NDArray[np.uint8]) -> bool:
         """Whether the board's print shows through ``region`` (canonical view): a shadow."""
         parts = self.parts_seen(region, view_bgr)

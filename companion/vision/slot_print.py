@@ -1,0 +1,124 @@
+"""Bare floor in a shadow or a lamp's tint, proven by the dashes printed inside its slot.
+
+The floor's colour proves a cell bare only in the light the floor model knows: in a hard
+shadow deeper than it follows, or in a lamp's tinted corner, bare floor comes in unread.
+Its print does not change with the light: the faint dashes between a slot's four cells
+keep their contrast relative to the light around them (as the print does under a shadow,
+see :mod:`companion.vision.shadows`).  A tile lying in the slot covers them with its own
+print, and so does a sleeve or an arm.  A slot whose cells show no species colour and
+whose dashes show is empty.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.boards import GRID, BoardProfile
+from companion.vision.cells import SPECIES_ORDER, CellRules
+from companion.vision.colour import PixelClass
+from companion.vision.floor import CellColour, FloorModel, floor_offset_in_shade
+from companion.vision.shadows import PrintUnderShadow, ShadowRules
+
+# A slot's box in the canonical view: top, bottom, left, right pixels (ends excluded).
+Box = tuple[int, int, int, int]
+
+
+@dataclass(frozen=True)
+class SlotPrintRules:
+    """Where a slot's print is compared (millimetres on the board) and how well it must
+    show."""
+
+    # Detail is taken against the mean log-brightness within this radius (Gaussian sigma):
+    # a dash's width, so that the steps between the colours of the slots around, and
+    # between a tile and its neighbours, stay out of it (at the shadow test's 2.5 mm a
+    # synthetic tile of one colour correlated 0.58 with the dashes, at 1.5 mm 0.16).
+    detail_sigma_mm: float = 1.5
+    # The slot's outline is left out by this much: a tile's edges lie there, and its
+    # neighbours' (the dashes between its cells cross its middle, 18 mm inside).
+    inset_mm: float = 3.0
+    # The dashes show where the frame's detail correlates with the print's this well:
+    # over 873 frames, none of 27,894 slots holding a tile reached 0.40 (yellow tiles
+    # came nearest), and bare floor left unread in hard shadows and a lamp's tinted
+    # corners measured 0.48 to 0.86 (one at 0.28).
+    shown_min: float = 0.45
+    # ... and where every cell's mean colour lies within this many Lab units of the
+    # floor's, shrunk with the light in a shadow: a tile's cells of different colours
+    # meet along the dashes, and in a deep shadow their steps can pass for them, but
+    # their inks keep their chroma there.  Wider than the floor proof's own 4: in a
+    # lamp's tinted corner bare floor lies up to 7 off the floor fitted to the board.
+    floor_offset_max: float = 8.0
+
+
+class SlotPrint:
+    """Each slot's box inside its outline, laid out once per board."""
+
+    def __init__(self, profile: BoardProfile, px_per_mm: float, rules: SlotPrintRules) -> None:
+        self.rules = rules
+        self.profile = profile
+        self._print = PrintUnderShadow(
+            profile, px_per_mm, replace(ShadowRules(), detail_sigma_mm=rules.detail_sigma_mm)
+        )
+        g = profile.geometry
+        side = 2 * g.cell_mm - 2 * rules.inset_mm
+        self.boxes: dict[tuple[int, ...], Box] = {}
+        for slot in profile.slots:
+            row, col = divmod(slot[0], GRID)
+            x, y = g.cell_corner_mm(row, col)
+            left = round((x + rules.inset_mm) * px_per_mm)
+            top = round((y + rules.inset_mm) * px_per_mm)
+            width = round(side * px_per_mm)
+            self.boxes[tuple(slot)] = (top, top + width, left, left + width)
+
+    def correlation(self, view_bgr: NDArray[np.uint8], box: Box) -> float:
+        """How well the bare board's dashes show in ``box`` of the canonical view (see
+        :meth:`~companion.vision.shadows.PrintUnderShadow.correlation_in`)."""
+        return self._print.correlation_in(view_bgr, box)
+
+
+def prove_floor_by_print(
+    cells: list[str],
+    fractions: NDArray[np.float64],
+    colour: CellColour,
+    floor: FloorModel,
+    cell_rules: CellRules,
+    slot_print: SlotPrint,
+    view_bgr: NDArray[np.uint8],
+    hidden: frozenset[int] = frozenset(),
+) -> list[str]:
+    """Slots left unread with no tile's colour in any cell become empty where their
+    printed dashes show and their colour is near the floor's in the light they are in
+    (``fractions``: each cell's pixel classes; ``view_bgr``: the canonical view); an
+    arm's cells are never proven."""
+    bare = _no_tile_colour(fractions, cell_rules, slot_print.profile.bonus_kind)
+    bare &= floor_offset_in_shade(colour, floor) <= slot_print.rules.floor_offset_max
+    out = list(cells)
+    for slot, box in slot_print.boxes.items():
+        chars = [out[i] for i in slot]
+        if "?" not in chars or any(c in SPECIES_ORDER for c in chars):
+            continue
+        if any(i in hidden or not bare[i] for i in slot):
+            continue
+        if slot_print.correlation(view_bgr, box) >= slot_print.rules.shown_min:
+            for i in slot:
+                out[i] = "."
+    return out
+
+
+def _no_tile_colour(
+    fractions: NDArray[np.float64], rules: CellRules, bonus_kind: dict[int, str]
+) -> NDArray[np.bool_]:
+    """Per cell, whether it shows no more species colour than bare floor does: a stray
+    edge at most, and on a bonus cell its printed icon (a star reads as yellow)."""
+    species = fractions[:, PixelClass.B : PixelClass.R + 1]
+    others = species.sum(axis=1)
+    icon_share = np.zeros(len(others))
+    for i, kind in bonus_kind.items():
+        letter = "Y" if kind == "J" else kind
+        icon_share[i] = min(float(fractions[i, PixelClass[letter]]), rules.bonus_icon_max)
+    return np.asarray(others - icon_share <= rules.stray_max)
+
+
+__all__ = ["Box", "SlotPrint", "SlotPrintRules", "prove_floor_by_print"]
