@@ -275,13 +275,15 @@ def name_dark_cells(
     so the question is only which colour, and the dark inks (blue, green, red) lie far
     apart in hue.
     """
+    dark = (fractions[:, PixelClass.DARK] >= rules.dark_cell_min).tolist()
+    if not any(d and c == "?" for d, c in zip(dark, cells, strict=True)):
+        return list(cells)  # most frames: no cell that dark
     out = list(cells)
     inks = "BGR"  # the inks that can be this dark
     hue = np.degrees(np.arctan2(chroma[:, 1], chroma[:, 0]))
     off = np.abs(np.stack([hue_difference(hue, printed_hues[ink]) for ink in inks], axis=1))
     nearest = np.argmin(off, axis=1).tolist()
     strong = (np.hypot(chroma[:, 0], chroma[:, 1]) >= rules.dark_chroma_min).tolist()
-    dark = (fractions[:, PixelClass.DARK] >= rules.dark_cell_min).tolist()
     species = fractions[:, PixelClass.B : PixelClass.R + 1]
     for slot in profile.slots:
         if "." in (out[i] for i in slot) or not any(out[i] in SPECIES_ORDER for i in slot):

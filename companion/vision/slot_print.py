@@ -65,7 +65,7 @@ class SlotPrint:
         side = 2 * g.cell_mm - 2 * rules.inset_mm
         self.boxes: dict[tuple[int, ...], Box] = {}
         for slot in profile.slots:
-            row, col = divmod(slot[0], GRID)
+            row, col = divmod(min(slot), GRID)
             x, y = g.cell_corner_mm(row, col)
             left = round((x + rules.inset_mm) * px_per_mm)
             top = round((y + rules.inset_mm) * px_per_mm)
@@ -92,14 +92,20 @@ def prove_floor_by_print(
     printed dashes show and their colour is near the floor's in the light they are in
     (``fractions``: each cell's pixel classes; ``view_bgr``: the canonical view); an
     arm's cells are never proven."""
+    unread = [
+        (slot, box)
+        for slot, box in slot_print.boxes.items()
+        if "?" in (chars := [cells[i] for i in slot])
+        and not any(c in SPECIES_ORDER for c in chars)
+        and not hidden.intersection(slot)
+    ]
+    if not unread:
+        return list(cells)  # most frames: nothing to prove
     bare = _no_tile_colour(fractions, cell_rules, slot_print.profile.bonus_kind)
     bare &= floor_offset_in_shade(colour, floor) <= slot_print.rules.floor_offset_max
     out = list(cells)
-    for slot, box in slot_print.boxes.items():
-        chars = [out[i] for i in slot]
-        if "?" not in chars or any(c in SPECIES_ORDER for c in chars):
-            continue
-        if any(i in hidden or not bare[i] for i in slot):
+    for slot, box in unread:
+        if not all(bare[i] for i in slot):
             continue
         if slot_print.correlation(view_bgr, box) >= slot_print.rules.shown_min:
             for i in slot:
