@@ -196,6 +196,9 @@ class BoardReader:
         if lifted is None:
             return workers
         lab, changed = lifted
+        centres = {line: c for line, c in centres.items() if changed[c[1], c[0]]}
+        if not centres:  # the lift left every unread space's core as it was
+            return workers
         ys, xs = np.nonzero(changed)
         classes = classes.copy()
         relit, _, _ = classify(np.ascontiguousarray(lab[ys, xs][:, None, :]), self._table)
@@ -204,10 +207,10 @@ class BoardReader:
             classes, lab, self.layout, pose, self.worker_rules, self._sheet_lab, hand, shadow
         )
         out = list(workers)
-        for line, (x, y) in centres.items():
+        for line in centres:
             seen = again[line]
             resolved = all(again[j].code != "?" for j in adjacent(line))
-            if seen.code is not None and not seen.crowded and resolved and changed[y, x]:
+            if seen.code is not None and not seen.crowded and resolved:
                 out[line] = seen
         return out
 
