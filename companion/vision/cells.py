@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.boards import GRID, BoardProfile
-from companion.vision.colour import PixelClass, hue_difference
+from companion.vision.colour import PixelClass, dark_inks_named
 
 N_CLASSES = len(PixelClass)
 CELLS = GRID * GRID
@@ -279,20 +279,14 @@ def name_dark_cells(
     if not any(d and c == "?" for d, c in zip(dark, cells, strict=True)):
         return list(cells)  # most frames: no cell that dark
     out = list(cells)
-    inks = "BGR"  # the inks that can be this dark
-    hue = np.degrees(np.arctan2(chroma[:, 1], chroma[:, 0]))
-    off = np.abs(np.stack([hue_difference(hue, printed_hues[ink]) for ink in inks], axis=1))
-    nearest = np.argmin(off, axis=1).tolist()
-    strong = (np.hypot(chroma[:, 0], chroma[:, 1]) >= rules.dark_chroma_min).tolist()
+    named = dark_inks_named(chroma, printed_hues, rules.dark_chroma_min, rules.dark_hue_max_deg)
     species = fractions[:, PixelClass.B : PixelClass.R + 1]
     for slot in profile.slots:
         if "." in (out[i] for i in slot) or not any(out[i] in SPECIES_ORDER for i in slot):
             continue
         for i in slot:
-            if out[i] != "?" or not (dark[i] and strong[i]):
-                continue
-            letter = inks[nearest[i]]
-            if off[i, nearest[i]] > rules.dark_hue_max_deg:
+            letter = named[i]
+            if out[i] != "?" or not dark[i] or letter is None:
                 continue
             others = float(species[i].sum() - species[i, SPECIES_ORDER.index(letter)])
             if others <= rules.covered_other_max:  # what light is left shows no other colour

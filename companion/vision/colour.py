@@ -242,6 +242,26 @@ def hue_difference(a: NDArray[FloatT], b: float) -> NDArray[FloatT]:
     return np.asarray((a - b + 180.0) % 360.0 - 180.0, dtype=a.dtype)
 
 
+def dark_inks_named(
+    chroma: NDArray[np.float64],
+    printed_hues: dict[str, float],
+    chroma_min: float,
+    hue_max_deg: float,
+) -> list[str | None]:
+    """Per row of mean chroma (a*, b* centred on 0) of something too dark for any pixel's
+    colour, the ink it shows: blue, green or red, whose printed hue lies within
+    ``hue_max_deg`` when the chroma reaches ``chroma_min``; else ``None``.  Never yellow:
+    a shadow on the sheet or the floor keeps their own yellowish hue."""
+    inks = "BGR"  # the inks that can be this dark
+    hue = np.degrees(np.arctan2(chroma[:, 1], chroma[:, 0]))
+    off = np.abs(np.stack([hue_difference(hue, printed_hues[ink]) for ink in inks], axis=1))
+    nearest = np.argmin(off, axis=1)
+    named = (np.hypot(chroma[:, 0], chroma[:, 1]) >= chroma_min) & (
+        off[np.arange(len(off)), nearest] <= hue_max_deg
+    )
+    return [inks[k] if ok else None for k, ok in zip(nearest.tolist(), named.tolist(), strict=True)]
+
+
 def white_balance(
     image: NDArray[np.uint8], observed_sheet: NDArray[np.float64], model: ColourModel
 ) -> NDArray[np.uint8]:

@@ -35,7 +35,7 @@ from companion.vision.colour import (
     NEUTRAL_RADIUS,
     ColourModel,
     PixelClass,
-    hue_difference,
+    dark_inks_named,
     lab_scale,
 )
 from companion.vision.localize import CameraPose
@@ -377,19 +377,13 @@ def _with_dark_cores_named(
     s = layout.px_per_mm
     pixels, inside = _discs(lab, cores.centres_px[dark], rules.core_radius_mm * s)
     means = [core[within][:, 1:].mean(axis=0) for core, within in zip(pixels, inside, strict=True)]
-    chroma = np.array(means) - 128.0
-    hue = np.degrees(np.arctan2(chroma[:, 1], chroma[:, 0]))
+    chroma = np.array(means, np.float64) - 128.0
     printed = ColourModel.from_profile(layout.profile).species_hues_deg()
-    inks = "BGR"  # the inks that can be this dark
-    off = np.abs(np.stack([hue_difference(hue, printed[ink]) for ink in inks], axis=1))
-    nearest = np.argmin(off, axis=1)
+    inks = dark_inks_named(chroma, printed, rules.dark_core_chroma_min, rules.dark_core_hue_max_deg)
     named = list(codes)
-    for k, line in enumerate(dark):
-        if (
-            np.hypot(*chroma[k]) >= rules.dark_core_chroma_min
-            and off[k, nearest[k]] <= rules.dark_core_hue_max_deg
-        ):
-            named[line] = inks[nearest[k]]
+    for line, ink in zip(dark, inks, strict=True):
+        if ink is not None:
+            named[line] = ink
     return named
 
 
