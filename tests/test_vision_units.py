@@ -875,6 +875,25 @@ def test_skin_over_the_grid_is_an_arm_only_when_a_broad_way_leads_out() -> None:
     assert hand_mask(classes, skin, skin, layout, lab) is None
 
 
+def test_skin_reaching_in_is_an_arm_even_when_another_patch_on_the_sheet_was_found() -> None:
+    # The arm crosses the sheet in a shadow (no known colour) and shows lit skin over the
+    # grid, while elsewhere on the sheet's outer band a broad coloured object lies: both
+    # are found, the one does not hide the other.
+    layout = CanonicalLayout(PROFILE)
+    width, height = layout.size_px
+    classes = np.full((height, width), PixelClass.NEUTRAL, np.uint8)
+    skin = np.zeros((height, width), bool)
+    classes[300:350, 0:200] = PixelClass.UNKNOWN  # the arm over the sheet, in its shade
+    skin[300:350, 200:420] = True  # ... and lit over the grid
+    classes[300:350, 200:420] = PixelClass.R
+    classes[525:550, 100:300] = PixelClass.R  # a coloured object on the outer band
+    lab = np.full((height, width, 3), 128, np.uint8)
+    mask = hand_mask(classes, skin, skin, layout, lab)
+    assert mask is not None
+    assert mask[537, 200]  # the object
+    assert mask[325, 400]  # and the arm's far end over the grid
+
+
 def test_reach_around_the_arm_is_measured_in_millimetres() -> None:
     layout = CanonicalLayout(PROFILE)
     width, height = layout.size_px

@@ -84,9 +84,16 @@ def hand_mask(
     patch = (small_skin & ring) | (coloured & outer)
     min_px = HAND_MIN_AREA_MM2 * s * s
     n, labels, seeds = _patches(patch, min_px)
-    if not seeds:
-        # No patch on the sheet: an arm may still show its skin over the grid only.
-        n, labels, seeds = _patches(_skin_reaching_in(small, small_skin, s), min_px)
+    # An arm may show its skin over the grid only, crossing the sheet in a shadow that
+    # leaves it no colour of its own there (or one the balance took for a second lamp's):
+    # its skin reaching in counts too where no patch on the sheet led to it.
+    reaching = _skin_reaching_in(small, small_skin, s)
+    if reaching.any():
+        chosen = np.zeros(max(n, 1), dtype=bool)
+        chosen[seeds] = True
+        apart = _apart_from(reaching, np.take(chosen, labels))
+        if apart.any():
+            n, labels, seeds = _patches(patch | apart, min_px)
     if not seeds:
         return None
     grow = skin_any[::REDUCE, ::REDUCE].astype(np.uint8)
@@ -151,6 +158,13 @@ def _patches(patch: NDArray[np.bool_], min_px: float) -> tuple[int, NDArray[np.i
     n, labels, stats, _ = cv2.connectedComponentsWithStats(found, connectivity=8)
     seeds = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= min_px]
     return n, np.asarray(labels, np.int32), seeds
+
+
+def _apart_from(stretches: NDArray[np.bool_], found: NDArray[np.bool_]) -> NDArray[np.bool_]:
+    """The connected parts of ``stretches`` that share no pixel with ``found``."""
+    n, parts = cv2.connectedComponents(_u8(stretches), connectivity=8)
+    labels = np.asarray(parts, np.int32)
+    return stretches & ~_parts_touching(labels, n, found)
 
 
 def _skin_reaching_in(
