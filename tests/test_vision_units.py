@@ -894,6 +894,25 @@ def test_skin_reaching_in_is_an_arm_even_when_another_patch_on_the_sheet_was_fou
     assert mask[325, 400]  # and the arm's far end over the grid
 
 
+def test_broad_skin_joined_to_a_hard_shadow_is_still_an_arm() -> None:
+    # A hard shadow (no known colour) falls across a corner of the board and reaches the
+    # view's edge; the arm's lit skin over the grid joins it.  Shade is then most of the
+    # stretch, yet skin as broad as a hand is an arm.  A speck of skin-toned colour in
+    # the same shadow is not.
+    layout = CanonicalLayout(PROFILE)
+    width, height = layout.size_px
+    classes = np.full((height, width), PixelClass.NEUTRAL, np.uint8)
+    skin = np.zeros((height, width), bool)
+    classes[300:550, 0:250] = PixelClass.UNKNOWN  # the shadow
+    lab = np.full((height, width, 3), 128, np.uint8)
+    skin[400:406, 100:106] = True  # a speck in it
+    assert hand_mask(classes, skin, skin, layout, lab) is None
+    skin[300:350, 200:420] = True  # the arm's lit skin
+    classes[300:350, 250:420] = PixelClass.R
+    mask = hand_mask(classes, skin, skin, layout, lab)
+    assert mask is not None and mask[325, 400]
+
+
 def test_reach_around_the_arm_is_measured_in_millimetres() -> None:
     layout = CanonicalLayout(PROFILE)
     width, height = layout.size_px

@@ -177,7 +177,8 @@ def _skin_reaching_in(
     joined to the edge: bare sheet surrounds the grid.
 
     Glare and the arm's own shading leave holes of no known colour in its skin: they
-    count towards its breadth, but most of a stretch must be skin."""
+    count towards its breadth, but a good share of a stretch must be skin, or skin alone
+    must be as broad as a hand somewhere in it."""
     width = _hand_width_px(px_per_mm)
     candidate = skin | (classes == PixelClass.UNKNOWN)
     broad = _u8(cv2.morphologyEx(candidate.astype(np.uint8), cv2.MORPH_OPEN, _disc(width)))
@@ -193,6 +194,11 @@ def _skin_reaching_in(
     skinned = skin_px >= SKIN_SHARE_MIN * sizes
     skinned[0] = False
     stretches: NDArray[np.bool_] = np.take(skinned, parts)
+    # A hard shadow joined to the arm can make its stretch mostly shade: skin as broad as
+    # a hand on its own still counts, alone.
+    core = cv2.morphologyEx(_u8(skin), cv2.MORPH_OPEN, _disc(width)) > 0
+    if core.any():
+        stretches = stretches | core
     if not stretches.any():
         return stretches
     # The way out must be as broad as an arm too: the grid's walls and the view's rim are
