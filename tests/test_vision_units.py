@@ -9,6 +9,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 from companion.boards import LINES, load_profile
 from companion.vision.canonical import CanonicalLayout
@@ -856,11 +857,11 @@ def test_an_arm_brightened_out_of_every_class_is_still_found_on_the_sheet() -> N
     assert hand_mask(classes, no_skin, no_skin, layout, lab, sheet_ab) is None
 
 
-def test_skin_over_the_grid_is_an_arm_only_when_a_broad_way_leads_out() -> None:
-    # No skin where the arm crosses the sheet (shaded: no known colour), broad lit skin
-    # over the grid.  Joined to the view's edge by the arm's own breadth it is an arm;
-    # joined only by a wall's thin line of no known colour it is a pale tile.
-    layout = CanonicalLayout(PROFILE)
+def _arm_lit_only_over_the_grid(
+    layout: CanonicalLayout,
+) -> tuple[NDArray[np.uint8], NDArray[np.bool_], NDArray[np.uint8]]:
+    """Classes, skin and Lab of an arm reaching in from the left edge: no skin where it
+    crosses the sheet (shaded: no known colour), broad lit skin over the grid."""
     width, height = layout.size_px
     classes = np.full((height, width), PixelClass.NEUTRAL, np.uint8)
     skin = np.zeros((height, width), bool)
@@ -868,6 +869,14 @@ def test_skin_over_the_grid_is_an_arm_only_when_a_broad_way_leads_out() -> None:
     skin[300:350, 200:420] = True  # ... and lit over the grid
     classes[300:350, 200:420] = PixelClass.R
     lab = np.full((height, width, 3), 128, np.uint8)
+    return classes, skin, lab
+
+
+def test_skin_over_the_grid_is_an_arm_only_when_a_broad_way_leads_out() -> None:
+    # Joined to the view's edge by the arm's own breadth it is an arm; joined only by a
+    # wall's thin line of no known colour it is a pale tile.
+    layout = CanonicalLayout(PROFILE)
+    classes, skin, lab = _arm_lit_only_over_the_grid(layout)
     mask = hand_mask(classes, skin, skin, layout, lab)
     assert mask is not None and mask[325, 400]
     classes[300:350, 0:200] = PixelClass.NEUTRAL
@@ -880,14 +889,8 @@ def test_skin_reaching_in_is_an_arm_even_when_another_patch_on_the_sheet_was_fou
     # grid, while elsewhere on the sheet's outer band a broad coloured object lies: both
     # are found, the one does not hide the other.
     layout = CanonicalLayout(PROFILE)
-    width, height = layout.size_px
-    classes = np.full((height, width), PixelClass.NEUTRAL, np.uint8)
-    skin = np.zeros((height, width), bool)
-    classes[300:350, 0:200] = PixelClass.UNKNOWN  # the arm over the sheet, in its shade
-    skin[300:350, 200:420] = True  # ... and lit over the grid
-    classes[300:350, 200:420] = PixelClass.R
+    classes, skin, lab = _arm_lit_only_over_the_grid(layout)
     classes[525:550, 100:300] = PixelClass.R  # a coloured object on the outer band
-    lab = np.full((height, width, 3), 128, np.uint8)
     mask = hand_mask(classes, skin, skin, layout, lab)
     assert mask is not None
     assert mask[537, 200]  # the object

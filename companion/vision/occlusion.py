@@ -89,9 +89,7 @@ def hand_mask(
     # its skin reaching in counts too where no patch on the sheet led to it.
     reaching = _skin_reaching_in(small, small_skin, s)
     if reaching.any():
-        chosen = np.zeros(max(n, 1), dtype=bool)
-        chosen[seeds] = True
-        apart = _apart_from(reaching, np.take(chosen, labels))
+        apart = _apart_from(reaching, _chosen(n, labels, seeds))
         if apart.any():
             n, labels, seeds = _patches(patch | apart, min_px)
     if not seeds:
@@ -103,9 +101,7 @@ def hand_mask(
     width = _hand_width_px(s)
     grow = _u8(cv2.morphologyEx(grow, cv2.MORPH_OPEN, _disc(width)))
     n2, labels2 = cv2.connectedComponents(grow, connectivity=8)
-    chosen = np.zeros(n, dtype=bool)
-    chosen[seeds] = True
-    seeded = np.take(chosen, labels)  # a lookup by label (np.take: far faster than [])
+    seeded = _chosen(n, labels, seeds)
     # The patch on the sheet always counts, even where it is too thin to grow from.
     grown = _parts_touching(np.asarray(labels2, np.int32), n2, seeded)
     region = seeded.astype(np.uint8) | grown.astype(np.uint8)
@@ -160,6 +156,14 @@ def _patches(patch: NDArray[np.bool_], min_px: float) -> tuple[int, NDArray[np.i
     return n, np.asarray(labels, np.int32), seeds
 
 
+def _chosen(count: int, labels: NDArray[np.int32], seeds: list[int]) -> NDArray[np.bool_]:
+    """The pixels of the ``seeds`` among ``count`` labelled parts: a lookup by label
+    (np.take: far faster than indexing)."""
+    chosen = np.zeros(max(count, 1), dtype=bool)
+    chosen[seeds] = True
+    return np.asarray(np.take(chosen, labels), dtype=bool)
+
+
 def _apart_from(stretches: NDArray[np.bool_], found: NDArray[np.bool_]) -> NDArray[np.bool_]:
     """The connected parts of ``stretches`` that share no pixel with ``found``."""
     n, parts = cv2.connectedComponents(_u8(stretches), connectivity=8)
@@ -196,9 +200,7 @@ def _skin_reaching_in(
     stretches: NDArray[np.bool_] = np.take(skinned, parts)
     # A hard shadow joined to the arm can make its stretch mostly shade: skin as broad as
     # a hand on its own still counts, alone.
-    core = cv2.morphologyEx(_u8(skin), cv2.MORPH_OPEN, _disc(width)) > 0
-    if core.any():
-        stretches = stretches | core
+    stretches |= cv2.morphologyEx(_u8(skin), cv2.MORPH_OPEN, _disc(width)) > 0
     if not stretches.any():
         return stretches
     # The way out must be as broad as an arm too: the grid's walls and the view's rim are
