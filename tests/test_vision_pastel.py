@@ -152,6 +152,23 @@ def test_one_tile_coloured_cell_and_floor_hued_ones_need_the_tiles_edge() -> Non
     assert [with_edge[i] for i in SLOT] == ["R", "Y", "Y", "Y"]
 
 
+def test_a_cell_read_from_its_pixels_counts_however_faint_its_mean() -> None:
+    # The red cell's own pixels named it; its mean, paled by the yellow glare around it,
+    # lies short of the offset a cell seen from its mean alone must reach.  With the
+    # tile's edge and the other three at the floor's hue, the tile is read.
+    faint_red = (224.0, 8.0, 10.0)  # about 10 units off the floor, on red's side
+    colour = _board({SLOT[0]: faint_red, SLOT[1]: _washed("Y", 0.25)})
+    cells = ["?"] * 256
+    cells[SLOT[0]] = "R"
+    edge = fill_pastel_slots(cells, colour, FLOOR, MODEL, PROFILE, RULES, lambda s: s == SLOT)
+    assert [edge[i] for i in SLOT] == ["R", "Y", "Y", "Y"]
+    # Seen only from its mean, the same cell is too faint to prove a tile on its own.
+    unread = fill_pastel_slots(
+        ["?"] * 256, colour, FLOOR, MODEL, PROFILE, RULES, lambda s: s == SLOT
+    )
+    assert [unread[i] for i in SLOT] == ["?"] * 4
+
+
 def test_a_faint_tint_in_the_shade_is_no_evidence_of_a_tile() -> None:
     # A lamp's coloured shadow may tint bare floor: no glare there, so no tile is proven.
     faint = _washed("B", 0.13)

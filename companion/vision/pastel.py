@@ -74,8 +74,10 @@ class PastelRules:
     # Cells of one slot that must show a species before any is read from its mean.
     min_cells_seen: int = 2
     # ... or one, when it lies this far off the floor (a tile's own colour, where a
-    # neighbour's spill tints a cell less), every other cell is at the floor's hue (a
-    # tile mostly yellow, washed) and the slot's outline shows a tile's edge.
+    # neighbour's spill tints a cell less) or its own pixels named it, every other cell
+    # is at the floor's hue (a tile mostly yellow, washed) and the slot's outline shows a
+    # tile's edge.  (A cell read from its pixels stands however pale its mean: the yellow
+    # glare around it pales the mean, not the pixels that named it.)
     lone_cell_offset_min: float = 12.0
     # Inside a tile, a cell this close to the floor's hue is a washed yellow: on photoreal
     # glare frames washed yellows lie from 7 degrees on the red side to 26 on the green
@@ -310,7 +312,7 @@ def fill_pastel_slots(
         if len(known) < rules.min_cells_seen and not (
             len(known) == 1
             and known[0] not in profile.bonus_kind
-            and off_floor[known[0]] >= rules.lone_cell_offset_min
+            and (out[known[0]] != "?" or off_floor[known[0]] >= rules.lone_cell_offset_min)
             and all(yellow[i] for i in slot if i != known[0])
             and shows_edge(slot)
         ):
