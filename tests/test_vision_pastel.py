@@ -400,3 +400,16 @@ def test_a_tile_clipped_in_red_and_green_far_off_the_floor_is_all_yellow() -> No
         colour, yellow_clipped=np.isin(np.arange(256), SLOT).astype(float)
     )
     assert _read(flagged, ["?"] * 256) == ["Y"] * 4
+
+
+def test_a_washed_blue_bent_towards_cyan_is_still_blue() -> None:
+    # Two cells read red prove a tile.  Glare clips a blue's own channel first and bends
+    # it towards cyan, where no other species lies: 35 degrees that way it is still
+    # blue.  As far the other way, towards red, it is no species clearly.
+    blue = MODEL.species_hues_deg()["B"]
+    cells = ["?"] * 256
+    cells[SLOT[0]] = cells[SLOT[1]] = "R"
+    cyan = _board({SLOT[2]: _polar(210.0, 9.0, blue - 35.0)})
+    purple = _board({SLOT[2]: _polar(210.0, 9.0, blue + 35.0)})
+    assert _read(cyan, cells)[2] == "B"
+    assert _read(purple, cells)[2] == "?"

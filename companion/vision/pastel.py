@@ -94,6 +94,11 @@ class PastelRules:
     tinted_min_chroma: float = 5.0
     # ... when the hue lies this close to a printed species' (glare bends it a little) ...
     tinted_half_width_deg: float = 25.0
+    # ... or, for blue, this close on its cyan side: glare clips the blue ink's own
+    # channel first while red and green rise on, and bends it towards cyan, where no
+    # other species lies (photoreal washed blues: 8 to 32 degrees that way, 20 at most
+    # the other).
+    tinted_blue_cyan_side_deg: float = 40.0
     # ... and this much closer than to any other species': the mean of a cell two colours
     # share (a shifted tile, a neighbour's spill) lies between them and stays unread.
     tinted_margin_deg: float = 15.0
@@ -183,6 +188,7 @@ class _Nearest(NamedTuple):
 
     chroma: FloatArray  # the cell's distance from the origin
     away_deg: FloatArray  # hue distance to the nearest species
+    past_deg: FloatArray  # ... signed: the cell's hue less the nearest species'
     margin_deg: FloatArray  # ... and how much further the second nearest lies
     species: NDArray[np.intp]  # the nearest, in SPECIES_ORDER
 
@@ -192,10 +198,13 @@ def _nearest_species(colour: CellColour, origin: Expected, model: ColourModel) -
     oa, ob = origin
     hue = _angle(colour.a - oa, colour.b - ob)
     inks = [_angle(model.species_ab[c][0] - oa, model.species_ab[c][1] - ob) for c in SPECIES_ORDER]
-    away = np.abs(np.stack([hue_difference(hue - ink, 0.0) for ink in inks]))
+    signed = np.stack([hue_difference(hue - ink, 0.0) for ink in inks])
+    away = np.abs(signed)
     ranked = np.sort(away, axis=0)
+    nearest = np.argmin(away, axis=0)
     chroma = np.asarray(np.hypot(colour.a - oa, colour.b - ob), dtype=np.float64)
-    return _Nearest(chroma, ranked[0], ranked[1] - ranked[0], np.argmin(away, axis=0))
+    past = np.take_along_axis(signed, nearest[None, :], axis=0)[0]
+    return _Nearest(chroma, ranked[0], past, ranked[1] - ranked[0], nearest)
 
 
 def tinted_species(
@@ -216,11 +225,14 @@ def tinted_species(
     neutral = (np.zeros(len(colour.a)), np.zeros(len(colour.a)))
     grey = _nearest_species(colour, neutral, model)
     lit = _nearest_species(colour, white, model)
+    # Blue's cyan side is the side of decreasing hue (towards -180 degrees).
+    cyan_side = (lit.species == SPECIES_ORDER.index("B")) & (lit.past_deg < 0.0)
+    reach = np.where(cyan_side, rules.tinted_blue_cyan_side_deg, rules.tinted_half_width_deg)
     tinted = (
         (_off_floor(colour, expected) >= rules.min_floor_offset)
         & (np.minimum(grey.chroma, lit.chroma) >= rules.tinted_min_chroma)
         & (grey.species == lit.species)
-        & (lit.away_deg <= rules.tinted_half_width_deg)
+        & (lit.away_deg <= reach)
         & (lit.margin_deg >= rules.tinted_margin_deg)
     )
     bent = _maybe_bent_yellow(colour, _angle(colour.a, colour.b), model.species_hues_deg())
