@@ -275,24 +275,50 @@ class _Fitter:
         return self._drawn[key]
 
     def _project(self, line: int, piece: PieceSize) -> _Silhouettes:
-        """One silhouette per yaw, every corner projected in one pass: the masks are drawn
-        one by one, but the per-call cost of the projection is paid once."""
-        base = np.asarray(self.geometry.worker_space_centre_mm(line), dtype=np.float64)
-        solids = [_outline_offsets(piece, float(yaw)) for yaw in YAWS]
-        offsets = np.concatenate([offsets for offsets, _ in solids])
-        heights = np.concatenate([heights for _, heights in solids])
-        seen = self.pose.seen_at(base + offsets, heights)  # front and back faces at once
-        # Pixel coordinates with two fractional bits (cv2's ``shift``).
-        corners = np.round((seen * self.s - 0.5 - self.origin) * 4).astype(np.int32)
-        corners = corners.reshape(len(YAWS), 2 * len(_OUTLINE_AND_WAIST), 2)
-        by_part = np.ascontiguousarray(corners[:, _PART_CORNERS])
-        masks = np.zeros((len(YAWS), *self.seen.shape), dtype=np.uint8)
-        for k in range(len(YAWS)):
-            mask = masks[k]
-            for start, stop in _PART_SPANS:  # one call each: a single call leaves overlaps empty
-                hull = cv2.convexHull(by_part[k, start:stop])
-                cv2.fillConvexPoly(mask, hull, 1, cv2.LINE_8, shift=2)
+        """One silhouette per yaw in this window: cut from those drawn around the piece
+        (:func:`_silhouettes_around`), which every window of the frame shares."""
+        base = self.geometry.worker_space_centre_mm(line)
+        (bx, by), drawn = _silhouettes_around(self.pose, (base[0], base[1]), piece, self.s)
+        height, width = self.seen.shape
+        ox, oy = int(self.origin[0]), int(self.origin[1])
+        masks = np.zeros((len(YAWS), height, width), dtype=np.uint8)
+        # The overlap of the drawn box and this window, in each one's own pixels.
+        x0, y0 = max(bx, ox), max(by, oy)
+        x1, y1 = min(bx + drawn.shape[2], ox + width), min(by + drawn.shape[1], oy + height)
+        if x1 > x0 and y1 > y0:
+            masks[:, y0 - oy : y1 - oy, x0 - ox : x1 - ox] = drawn[
+                :, y0 - by : y1 - by, x0 - bx : x1 - bx
+            ]
         return _Silhouettes(masks, masks.reshape(len(YAWS), -1).astype(np.float32))
+
+
+@functools.lru_cache(maxsize=256)
+def _silhouettes_around(
+    pose: CameraPose, base_mm: tuple[float, float], piece: PieceSize, px_per_mm: float
+) -> tuple[tuple[int, int], NDArray[np.uint8]]:
+    """A piece's silhouette at every yaw of YAWS, drawn in the smallest box of the
+    top-down view that holds them all: the box's corner (pixels) and the masks.  Every
+    corner is projected in one pass, and the masks are drawn one by one; the windows that
+    judge a space and its neighbours overlap, so a frame asks for the same piece often."""
+    solids = [_outline_offsets(piece, float(yaw)) for yaw in YAWS]
+    offsets = np.concatenate([offsets for offsets, _ in solids])
+    heights = np.concatenate([heights for _, heights in solids])
+    seen = pose.seen_at(np.asarray(base_mm, np.float64) + offsets, heights)
+    # Pixel coordinates with two fractional bits (cv2's ``shift``), then from the box.
+    corners = np.round((seen * px_per_mm - 0.5) * 4).astype(np.int32)
+    low = np.floor_divide(corners.min(axis=0), 4) - 1
+    high = -np.floor_divide(-corners.max(axis=0), 4) + 2
+    corners -= 4 * low.astype(np.int32)
+    corners = corners.reshape(len(YAWS), 2 * len(_OUTLINE_AND_WAIST), 2)
+    by_part = np.ascontiguousarray(corners[:, _PART_CORNERS])
+    masks = np.zeros((len(YAWS), int(high[1] - low[1]), int(high[0] - low[0])), dtype=np.uint8)
+    for k in range(len(YAWS)):
+        mask = masks[k]
+        for start, stop in _PART_SPANS:  # one call each: a single call leaves overlaps empty
+            hull = cv2.convexHull(by_part[k, start:stop])
+            cv2.fillConvexPoly(mask, hull, 1, cv2.LINE_8, shift=2)
+    masks.setflags(write=False)
+    return (int(low[0]), int(low[1])), masks
 
 
 class _Silhouettes(NamedTuple):
