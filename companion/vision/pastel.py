@@ -187,9 +187,8 @@ class _Nearest(NamedTuple):
     """Per cell, seen from one origin: the species whose printed hue is nearest."""
 
     chroma: FloatArray  # the cell's distance from the origin
-    away_deg: FloatArray  # hue distance to the nearest species
-    past_deg: FloatArray  # ... signed: the cell's hue less the nearest species'
-    margin_deg: FloatArray  # ... and how much further the second nearest lies
+    past_deg: FloatArray  # the cell's hue less the nearest species' (signed)
+    margin_deg: FloatArray  # how much further than the nearest the second lies
     species: NDArray[np.intp]  # the nearest, in SPECIES_ORDER
 
 
@@ -204,7 +203,7 @@ def _nearest_species(colour: CellColour, origin: Expected, model: ColourModel) -
     nearest = np.argmin(away, axis=0)
     chroma = np.asarray(np.hypot(colour.a - oa, colour.b - ob), dtype=np.float64)
     past = np.take_along_axis(signed, nearest[None, :], axis=0)[0]
-    return _Nearest(chroma, ranked[0], past, ranked[1] - ranked[0], nearest)
+    return _Nearest(chroma, past, ranked[1] - ranked[0], nearest)
 
 
 def tinted_species(
@@ -232,7 +231,7 @@ def tinted_species(
         (_off_floor(colour, expected) >= rules.min_floor_offset)
         & (np.minimum(grey.chroma, lit.chroma) >= rules.tinted_min_chroma)
         & (grey.species == lit.species)
-        & (lit.away_deg <= reach)
+        & (np.abs(lit.past_deg) <= reach)
         & (lit.margin_deg >= rules.tinted_margin_deg)
     )
     bent = _maybe_bent_yellow(colour, _angle(colour.a, colour.b), model.species_hues_deg())
