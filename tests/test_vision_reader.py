@@ -180,6 +180,35 @@ def test_two_markers_covered_needs_a_previous_view(photos) -> None:  # type: ign
     assert confident_wrong_cells(reused.state, photo.state) == []
 
 
+def _shadow_edge_through_marker(
+    image: np.ndarray, homography: np.ndarray, marker: int, light: float
+) -> np.ndarray:
+    """``image`` with everything on one side of a slanted line through ``marker``'s centre
+    dimmed to ``light`` of its brightness: a lamp's hard shadow whose edge crosses it."""
+    cx, cy = PROFILE.markers.centres_mm[marker]
+    at = cv2.perspectiveTransform(np.array([[[cx, cy]]], np.float64), homography).ravel()
+    rows, cols = np.mgrid[0 : image.shape[0], 0 : image.shape[1]]
+    shaded = (cols - at[0]) + 0.5 * (rows - at[1]) < 0
+    out = image.astype(np.float32)
+    out[shaded] *= light
+    return np.asarray(np.clip(out, 0, 255), np.uint8)
+
+
+def test_markers_crossed_by_a_shadows_edge_still_locate_the_board(photos) -> None:  # type: ignore[no-untyped-def]
+    """A hard shadow's edge across two markers leaves the detector two; the last look,
+    with the frame divided by its local white, finds a third."""
+    photo = photos[0]
+    image = photo.image
+    for marker in (0, 1):
+        image = _shadow_edge_through_marker(image, photo.homography, marker, 0.4)
+    locator = BoardLocator(PROFILE)
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    assert len(locator._markers(gray, 1.0)) < 3  # as the detector alone sees them
+    reading = BoardReader(PROFILE).read(image)
+    assert reading.state is not None, reading.error
+    assert len(reading.markers) == 3
+
+
 def test_board_not_found_on_a_blank_frame() -> None:
     blank = np.full((960, 1280, 3), 120, np.uint8)
     reading = BoardReader(PROFILE).read(blank)
