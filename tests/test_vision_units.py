@@ -27,6 +27,7 @@ from companion.vision.floor import (
     CellWindows,
     FloorModel,
     admit_floor,
+    admit_floor_like_its_neighbours,
     doubt_clipped_floor,
     fit_floor,
     floor_chroma,
@@ -786,6 +787,42 @@ def test_unread_cells_showing_the_floor_fitted_elsewhere_are_empty() -> None:
     under_arm = right[3]
     out = admit_floor(cells, colour, floor, WINDOWS, no_colour, 0.1, frozenset({under_arm}))
     assert out[under_arm] == "?"
+
+
+def test_an_unread_slot_with_the_chroma_of_the_bare_cells_around_it_is_empty() -> None:
+    # A lamp's warm corner: the floor's chroma bends there more than a plane follows, so a
+    # slot in it comes in unread; the bare cells around it, in the same light, match it.
+    colour = _colour_board(lambda x, y: 0.0, lambda x, y: 18.0)
+    slot = list(PROFILE.slots[0])
+    cells = ["."] * 256
+    for i in slot:
+        cells[i] = "?"
+        colour.b[i] = 21.0  # 3 units off the floor beside it
+    no_colour = np.zeros(256)
+    slots = PROFILE.slots
+    out = admit_floor_like_its_neighbours(cells, colour, slots, no_colour, 0.1)
+    assert [out[i] for i in slot] == ["."] * 4
+    # A tile's ink is far from the floor beside it, whatever the light.
+    inked = colour.b.copy()
+    colour.b[slot[0]] = 18.0 + 8.0
+    out = admit_floor_like_its_neighbours(cells, colour, slots, no_colour, 0.1)
+    assert [out[i] for i in slot] == ["?"] * 4  # one cell unproven leaves its slot unread
+    colour.b[:] = inked
+    # Neighbours in another light (a shadow's edge between them) prove nothing.
+    colour.lightness[:] = 120.0
+    for i in slot:
+        colour.lightness[i] = 200.0
+    out = admit_floor_like_its_neighbours(cells, colour, slots, no_colour, 0.1)
+    assert [out[i] for i in slot] == ["?"] * 4
+    colour.lightness[:] = 200.0
+    # Nor with a species colour seen, washed out, or under an arm.
+    with_colour = no_colour.copy()
+    with_colour[slot[1]] = 0.3
+    assert admit_floor_like_its_neighbours(cells, colour, slots, with_colour, 0.1) == cells
+    hidden = frozenset({slot[2]})
+    assert admit_floor_like_its_neighbours(cells, colour, slots, no_colour, 0.1, hidden) == cells
+    colour.washed_out[slot[3]] = 0.9
+    assert admit_floor_like_its_neighbours(cells, colour, slots, no_colour, 0.1) == cells
 
 
 def test_the_arm_takes_its_pale_side_but_not_far_unexplained_patches() -> None:

@@ -58,6 +58,16 @@ BRIGHTENING = np.linspace(0.5, 4.0, 141)
 # along the path tell how far the path holds; FLOOR_FIT_MIN_CELLS of them are needed.
 PATH_FIT_STEP_MIN = 1.0
 FLOOR_SAMPLE_STEP = 7
+# A lamp's falloff bends the floor's chroma across the board more than a plane follows
+# (a warm corner 5-7 Lab units off the plane fitted to the rest), but not within a few
+# cells: an unread cell may be matched with the cells proven bare around it instead.
+# Around: within this many cells in each direction (a slot and a half) ...
+NEIGHBOUR_REACH_CELLS = 3
+# ... in the same light: L* + 16 within this factor of the cell's (a shadow's edge between
+# them would move their chroma apart) ...
+NEIGHBOUR_LIGHT_RATIO = 1.1
+# ... and at least this many of them, so that one stray cell proves nothing.
+NEIGHBOURS_MIN = 3
 
 
 class CellWindows:
@@ -495,12 +505,62 @@ def admit_floor(
     return ["." if c == "?" and proven[i] and i not in hidden else c for i, c in enumerate(cells)]
 
 
+def admit_floor_like_its_neighbours(
+    cells: list[str],
+    colour: CellColour,
+    slots: Sequence[Sequence[int]],
+    species_share: FloatArray,
+    stray_max: float,
+    hidden: frozenset[int] = frozenset(),
+) -> list[str]:
+    """Slots left unread whose cells each show the chroma of the bare cells around them
+    in the same light become empty (see ``NEIGHBOUR_REACH_CELLS``).
+
+    The proof is the floor's colour, as for :func:`admit_floor`, taken from the floor
+    nearby instead of the plane fitted to the whole board; no cell with a species colour,
+    washed out or under an arm counts, and a tile covers its whole slot: all of the
+    slot's cells must be bare already or proven so.
+    """
+    candidates = [
+        i
+        for i, c in enumerate(cells)
+        if c == "?"
+        and i not in hidden
+        and species_share[i] <= stray_max
+        and colour.washed_out[i] < WASHED_OUT_MIN
+    ]
+    bare = np.flatnonzero(np.array([c == "." for c in cells]))
+    if not candidates or len(bare) < NEIGHBOURS_MIN:
+        return list(cells)
+    light = np.log(lab_scale(colour.lightness))
+    rows, cols = np.divmod(bare, GRID)
+    like: set[int] = set()
+    for i in candidates:
+        row, col = divmod(i, GRID)
+        reach = np.maximum(np.abs(rows - row), np.abs(cols - col)) <= NEIGHBOUR_REACH_CELLS
+        lit_alike = np.abs(light[bare] - light[i]) <= np.log(NEIGHBOUR_LIGHT_RATIO)
+        near = bare[reach & lit_alike]
+        if len(near) < NEIGHBOURS_MIN:
+            continue
+        step_a = colour.a[i] - float(np.median(colour.a[near]))
+        step_b = colour.b[i] - float(np.median(colour.b[near]))
+        if np.hypot(step_a, step_b) <= FLOOR_MATCH_MAX:
+            like.add(i)
+    out = list(cells)
+    for slot in slots:
+        if like.intersection(slot) and all(i in like or out[i] == "." for i in slot):
+            for i in slot:
+                out[i] = "."
+    return out
+
+
 __all__ = [
     "CellColour",
     "CellWindows",
     "FloorModel",
     "ToAnalysis",
     "admit_floor",
+    "admit_floor_like_its_neighbours",
     "doubt_clipped_floor",
     "fit_floor",
     "floor_chroma",

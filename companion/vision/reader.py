@@ -32,6 +32,7 @@ from companion.vision.floor import (
     CellColour,
     CellWindows,
     admit_floor,
+    admit_floor_like_its_neighbours,
     doubt_clipped_floor,
     fit_floor,
     floor_colour,
@@ -291,6 +292,9 @@ class BoardReader:
         species = fractions[:, PixelClass.B : PixelClass.R + 1].sum(axis=1)
         cells = admit_floor(
             cells, colour, floor, self._windows, species, self.cell_rules.stray_max, hidden
+        )
+        cells = admit_floor_like_its_neighbours(
+            cells, colour, self.profile.slots, species, self.cell_rules.stray_max, hidden
         )
         cells = prove_floor_by_outline(
             cells, colour, floor, self.outlines, frame_bgr, loc.homography, hidden
