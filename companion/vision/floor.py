@@ -66,6 +66,7 @@ NEIGHBOUR_REACH_CELLS = 3
 # ... in the same light: L* + 16 within this factor of the cell's (a shadow's edge between
 # them would move their chroma apart) ...
 NEIGHBOUR_LIGHT_RATIO = 1.1
+LOG_LIGHT_RATIO = float(np.log(NEIGHBOUR_LIGHT_RATIO))
 # ... and at least this many of them, so that one stray cell proves nothing.
 NEIGHBOURS_MIN = 3
 
@@ -533,12 +534,13 @@ def admit_floor_like_its_neighbours(
     if not candidates or len(bare) < NEIGHBOURS_MIN:
         return list(cells)
     light = np.log(lab_scale(colour.lightness))
+    bare_light = light[bare]
     rows, cols = np.divmod(bare, GRID)
     like: set[int] = set()
     for i in candidates:
         row, col = divmod(i, GRID)
         reach = np.maximum(np.abs(rows - row), np.abs(cols - col)) <= NEIGHBOUR_REACH_CELLS
-        lit_alike = np.abs(light[bare] - light[i]) <= np.log(NEIGHBOUR_LIGHT_RATIO)
+        lit_alike = np.abs(bare_light - light[i]) <= LOG_LIGHT_RATIO
         near = bare[reach & lit_alike]
         if len(near) < NEIGHBOURS_MIN:
             continue
