@@ -240,6 +240,8 @@ class AccuracyTally:
         unread = self.hand_unread_fractions
         lines = [
             ("frames", described),
+            # Our renderer's frames, and the reader's arithmetic, move with these versions.
+            ("libraries", f"OpenCV {cv2.__version__}, numpy {np.__version__}"),
             ("board not found", f"{self.not_found}  (target 0)"),
             ("confident-wrong cells", f"{_pct(self.cells_wrong, self.cells_total)}  (<= 0.02 %)"),
             ("unreadable cells", f"{_pct(self.cells_unknown, self.cells_total)}  (<= 0.5 %)"),

@@ -521,6 +521,10 @@ def admit_floor_like_its_neighbours(
     nearby instead of the plane fitted to the whole board; no cell with a species colour,
     washed out or under an arm counts, and a tile covers its whole slot: all of the
     slot's cells must be bare already or proven so.
+
+    Every cell read bare is a witness, a bonus cell too: its window is the ring of floor
+    around the icon.  (Plain witnesses alone, as the plane fit takes, proved 4 bare slots
+    fewer and 1 more over 524 generated and photoreal frames.)
     """
     candidates = [
         i

@@ -11,6 +11,7 @@ from numpy.typing import NDArray
 
 from companion.boards import GRID, BoardProfile
 from companion.games.garum.state import BoardState
+from companion.vision.blas import keep_blas_on_one_thread
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.cells import (
     CellRules,
@@ -101,6 +102,7 @@ class BoardReader:
     """Reads frames of one board; keeps the last good homography between frames."""
 
     def __init__(self, profile: BoardProfile) -> None:
+        keep_blas_on_one_thread()  # its systems are small: threads only slow them
         self.profile = profile
         self.layout = CanonicalLayout(profile)
         self.colours = ColourModel.from_profile(profile)
