@@ -526,14 +526,8 @@ def admit_floor_like_its_neighbours(
     around the icon.  (Plain witnesses alone, as the plane fit takes, proved 4 bare slots
     fewer and 1 more over 524 generated and photoreal frames.)
     """
-    candidates = [
-        i
-        for i, c in enumerate(cells)
-        if c == "?"
-        and i not in hidden
-        and species_share[i] <= stray_max
-        and colour.washed_out[i] < WASHED_OUT_MIN
-    ]
+    eligible = (species_share <= stray_max) & ~washed_out(colour)
+    candidates = [i for i, c in enumerate(cells) if c == "?" and i not in hidden and eligible[i]]
     bare = np.flatnonzero(np.array([c == "." for c in cells]))
     if not candidates or len(bare) < NEIGHBOURS_MIN:
         return list(cells)
