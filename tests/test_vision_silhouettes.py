@@ -13,7 +13,7 @@ from companion.boards import load_profile
 from companion.games.garum.state import NO_WORKERS, BoardState
 from companion.vision import workers as workers_module
 from companion.vision.reader import BoardReader
-from companion.vision.render import Photo, Shot, random_state, render
+from companion.vision.render import Photo, Shot, random_state, render, shot_for
 from companion.vision.silhouettes import (
     _OUTLINE_AND_WAIST,
     MEEPLE_OUTLINE,
@@ -107,6 +107,32 @@ def test_a_prediction_the_direct_measures_lean_to_needs_a_smaller_margin(
     agreed = BoardReader(PROFILE).read(photo.image).state
     assert agreed is not None
     assert agreed.workers == photo.state.workers
+
+
+# Bench frames (seed, real-table conditions: spaces) with two touching pieces of one colour
+# whose shared pixels the direct measures split wrong: sizes swapped (3035), the dominus
+# read a vilicus (7311), both read domini (7108).
+TOUCHING_PAIRS = {(3035, True): [0, 1], (7311, False): [0, 1], (7108, True): [14, 15]}
+
+
+@pytest.mark.parametrize("case", sorted(TOUCHING_PAIRS))
+def test_a_touching_pair_of_one_colour_is_sized_by_its_silhouettes(
+    case: tuple[int, bool], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seed, conditions = case
+    truth = random_state(PROFILE, np.random.default_rng(seed + 7_919))
+    photo = render(PROFILE, truth, shot_for(seed, False, conditions))
+    lines = TOUCHING_PAIRS[case]
+    expected = [photo.state.workers[line] for line in lines]
+    with monkeypatch.context() as patched:
+        patched.setattr(workers_module, "_pairs_by_silhouette", lambda out, *args: out)
+        measured = BoardReader(PROFILE).read(photo.image).state
+    assert measured is not None
+    assert [measured.workers[line] for line in lines] != expected
+
+    state = BoardReader(PROFILE).read(photo.image).state
+    assert state is not None
+    assert state.workers == photo.state.workers
 
 
 def test_a_core_showing_a_neighbours_colour_is_settled_over_every_colour(

@@ -145,11 +145,63 @@ def rank(
     ``codes`` are the current readings of all spaces: a full code, a colour letter whose
     size is unknown, ``"?"`` or ``None``.
     """
+    fitter, options = _judged_around(classes, codes, layout, pose, [line], rules)
+    mine = codes[line]
+    colours = "BGYR" if mine is None or mine == "?" else mine[0]
+    candidates: list[tuple[str | None, _Mask | None]] = [(None, None)]
+    for colour in colours:
+        for size in "vd":
+            candidates.append((colour + size, fitter.fit(line, colour, size)))
+    ranked = []
+    for code, mask in candidates:
+        cost, area = _best_cost(fitter, options, [] if mask is None else [mask])
+        ranked.append((code, cost, area))
+    return sorted(ranked, key=lambda r: r[1])
+
+
+def rank_pair(
+    classes: NDArray[np.uint8],
+    codes: Sequence[str | None],
+    layout: CanonicalLayout,
+    pose: CameraPose,
+    line: int,
+    rules: SilhouetteRules,
+) -> dict[str, tuple[float, float]]:
+    """The sizes of two pieces of one colour on ``line`` and the space after it, judged
+    together: for each pair of sizes (``"vd"``: a vilicus on ``line``, a dominus after
+    it) the disagreement (weighted pixels) under the best sizes of their neighbours, and
+    the pixels judged.
+
+    Where two pieces of one colour touch, their pixels do not say which is which; the
+    geometry does, as the nearer of the two hides the foot of the other.  ``codes`` as for
+    :func:`rank`; the colour is ``codes[line]``'s.
+    """
+    pair = [line, line + 1]
+    fitter, options = _judged_around(classes, codes, layout, pose, pair, rules)
+    colour = str(codes[line])[0]
+    costs: dict[str, tuple[float, float]] = {}
+    for sizes in ("vv", "vd", "dv", "dd"):
+        masks = [fitter.fit(j, colour, size) for j, size in zip(pair, sizes, strict=True)]
+        costs[sizes] = _best_cost(fitter, options, masks)
+    return costs
+
+
+def _judged_around(
+    classes: NDArray[np.uint8],
+    codes: Sequence[str | None],
+    layout: CanonicalLayout,
+    pose: CameraPose,
+    lines: list[int],
+    rules: SilhouetteRules,
+) -> tuple[_Fitter, list[list[_Mask | None]]]:
+    """The fitter for a window around consecutive spaces ``lines``, and the possible
+    silhouettes of each neighbour within two spaces of them that may reach in."""
     geometry, px_per_mm = layout.profile.geometry, layout.px_per_mm
-    strip = worker_strip(line)
-    near = [j for j in (line - 1, line + 1) if j in strip]
-    far = [j for j in (line - 2, line + 2) if j in strip]
-    window = _window(geometry, pose, px_per_mm, [line, *near, *far], rules.reach_mm)
+    strip = worker_strip(lines[0])
+    first, last = min(lines), max(lines)
+    near = [j for j in (first - 1, last + 1) if j in strip]
+    far = [j for j in (first - 2, last + 2) if j in strip]
+    window = _window(geometry, pose, px_per_mm, [*lines, *near, *far], rules.reach_mm)
     x0, y0, x1, y1 = window
     seen = classes[y0:y1, x0:x1]
     valid = np.ones(seen.shape, dtype=bool)
@@ -174,22 +226,21 @@ def rank(
             continue
         sizes = "vd" if len(code) == 1 else code[1]
         options.append([fitter.fit(j, code[0], size) for size in sizes])
-    mine = codes[line]
-    colours = "BGYR" if mine is None or mine == "?" else mine[0]
-    candidates: list[tuple[str | None, _Mask | None]] = [(None, None)]
-    for colour in colours:
-        for size in "vd":
-            candidates.append((colour + size, fitter.fit(line, colour, size)))
-    ranked = []
-    for code, mask in candidates:
-        best, area = math.inf, 0.0
-        for combo in itertools.product(*options):
-            pieces = [m for m in (*combo, mask) if m is not None]
-            cost, covered = fitter.cost(pieces)
-            if cost < best:
-                best, area = cost, covered
-        ranked.append((code, best, area))
-    return sorted(ranked, key=lambda r: r[1])
+    return fitter, options
+
+
+def _best_cost(
+    fitter: _Fitter, options: list[list[_Mask | None]], pieces: list[_Mask]
+) -> tuple[float, float]:
+    """The least disagreement of ``pieces`` with the neighbours at their best-fitting
+    sizes, and the pixels it judged."""
+    best, area = math.inf, 0.0
+    for combo in itertools.product(*options):
+        shown = [m for m in (*combo, *pieces) if m is not None]
+        cost, covered = fitter.cost(shown)
+        if cost < best:
+            best, area = cost, covered
+    return best, area
 
 
 class _Mask(NamedTuple):

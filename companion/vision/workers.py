@@ -40,7 +40,7 @@ from companion.vision.colour import (
 )
 from companion.vision.localize import CameraPose
 from companion.vision.pixels import pixel_coords
-from companion.vision.silhouettes import SilhouetteRules, decide, rank
+from companion.vision.silhouettes import SilhouetteRules, decide, rank, rank_pair
 
 SPECIES_ORDER = "BGYR"
 # How far (mm) a pixel may lie from a standing piece's axis and still belong to it.
@@ -259,7 +259,8 @@ def read_workers(
     measured, each piece sized, touching pairs sized together, partly hidden pieces
     checked, unread spaces of the bare sheet's colour found empty, what is still unread
     settled by predicted silhouettes, pieces sized again with their width once the unsure
-    spaces beside them are settled, a second dominus of a colour doubted, the other
+    spaces beside them are settled, touching pairs of one colour checked against their
+    predicted silhouettes, a second dominus of a colour doubted, the other
     unsized pieces of a colour whose dominus is read taken as vilici, and a piece in the
     light's own colour doubted.
     """
@@ -276,6 +277,7 @@ def read_workers(
         out = _empty_like_the_sheet_beside(out, cores, lab, layout, rules, background, shadow)
     out = _settle_unreadable(out, codes, cores, classes, layout, pose, rules)
     out = _size_with_settled_neighbours(out, codes, measures, scores, boundary, layout, rules)
+    out = _pairs_by_silhouette(out, measures, classes, layout, pose, rules)
     out = one_dominus_per_colour(out, rules)
     out = vilici_beside_the_dominus(out, _with_dark_cores_named(codes, cores, lab, layout, rules))
     return doubt_the_lights_colour(out, classes, layout, rules)
@@ -335,6 +337,54 @@ def _empty_like_the_sheet_beside(
             and -rules.sheet_darker_max <= step <= rules.sheet_brighter_max
         ):
             result[line] = replace(obs, code=None)
+    return result
+
+
+def _pairs_by_silhouette(
+    out: list[WorkerObservation],
+    measures: dict[int, PieceMeasure],
+    classes: NDArray[np.uint8],
+    layout: CanonicalLayout,
+    pose: CameraPose,
+    rules: WorkerRules,
+) -> list[WorkerObservation]:
+    """Two touching pieces of one colour whose sizes their predicted silhouettes clearly
+    contradict take the sizes the silhouettes show instead.
+
+    Between two pieces of one colour the share of pixels is a guess, and a wrong guess
+    swaps their sizes or hides the dominus; the pair's silhouettes judged together do not
+    share pixels, the nearer piece covering the other's foot.  Only sizes that leave the
+    colour one dominus are weighed (none where its dominus is read elsewhere), and they
+    must win by the margin that settles an unread space.
+    """
+    result = list(out)
+    s2 = layout.px_per_mm * layout.px_per_mm
+    for line in range(LINES - 1):
+        other = line + 1
+        first, second = result[line].code, result[other].code
+        if other not in adjacent(line) or not first or not second or "?" in (first, second):
+            continue
+        colour = first[0]
+        a, b = measures.get(line, MISSING), measures.get(other, MISSING)
+        if second[0] != colour or not (a.crowded and b.crowded) or a.hidden or b.hidden:
+            continue  # not a pair that only touches, or one partly hidden by another colour
+        if any(obs.code == colour + "d" for j, obs in enumerate(result) if j not in (line, other)):
+            continue  # its dominus stands elsewhere: one_dominus_per_colour settles it
+        allowed = ("vv", "vd", "dv")  # a colour has one dominus
+        read = first[1] + second[1]
+        codes: list[str | None] = [obs.code for obs in result]
+        codes[line] = codes[other] = colour
+        costs = rank_pair(classes, codes, layout, pose, line, rules.silhouettes)
+        best, runner = sorted(allowed, key=lambda sizes: costs[sizes][0])[:2]
+        cost, judged = costs[best]
+        if best == read or cost > rules.silhouettes.misfit_max * max(judged, 1.0):
+            continue
+        # Sizes read are changed only against their own fit; two domini, against the
+        # next best sizes the colour allows.
+        rival = read if read in allowed else runner
+        if (costs[rival][0] - cost) / s2 >= rules.silhouettes.margin_mm2:
+            result[line] = replace(result[line], code=colour + best[0])
+            result[other] = replace(result[other], code=colour + best[1])
     return result
 
 
