@@ -98,7 +98,7 @@ def test_tiles_in_a_deep_shadow_are_never_proven_bare(light: float) -> None:
     for seed in range(4):
         rng = np.random.default_rng(seed + 40)
         state = random_state(PROFILE, rng)
-        got = _read(state, seed, 0.12, SlotPrintRules())
+        got = _read(state, seed, light, SlotPrintRules())
         wrong = [
             i for i, (g, t) in enumerate(zip(got, state.cells, strict=True)) if g not in ("?", t)
         ]
