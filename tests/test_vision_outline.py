@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from companion.boards import GRID, load_profile
+from companion.vision.canonical import CanonicalLayout
 from companion.vision.colour import ColourModel
 from companion.vision.floor import CellColour, FloorModel
-from companion.vision.outline import OutlineRules, SlotOutlines, prove_floor_by_outline
+from companion.vision.outline import (
+    OutlineRules,
+    SlotOutlines,
+    doubt_bright_floor_by_walls,
+    prove_floor_by_outline,
+)
 
 PROFILE = load_profile("troia")
 MODEL = ColourModel.from_profile(PROFILE)
@@ -115,3 +123,38 @@ def test_slots_with_a_read_species_are_left_to_the_other_passes() -> None:
     cells[FAR[1]] = "Y"
     out = prove_floor_by_outline(cells, colour, floor, OUTLINES, _frame([]), HOMOGRAPHY)
     assert [out[i] for i in FAR] == ["?", "Y", "?", "?"]
+
+
+LAYOUT = CanonicalLayout(PROFILE)
+
+
+def _doubt(tiles: list[tuple[int, ...]], lightness: float = 240.0) -> str:
+    """Every cell read bare, the board's view in glare with tiles in ``tiles``, and the
+    cells of those tiles at ``lightness`` while the rest are at the frame's 240."""
+    colour, _ = _glare(washed=False)
+    light = np.full(GRID * GRID, 240.0)
+    for slot in tiles:
+        light[list(slot)] = lightness
+    colour = replace(colour, lightness=light)
+    view = LAYOUT.warp(_frame(tiles), HOMOGRAPHY)
+    out = doubt_bright_floor_by_walls(
+        ["."] * (GRID * GRID), colour, OUTLINES, view, LAYOUT.px_per_mm
+    )
+    return "".join(out)
+
+
+def test_a_tile_washed_to_the_floors_colour_shows_its_edge_along_the_vat_walls() -> None:
+    assert OUTLINES.wall_edge(LAYOUT.warp(_frame([LEFT]), HOMOGRAPHY), LAYOUT.px_per_mm, LEFT) >= (
+        OUTLINES.rules.wall_edge_min
+    )
+    cells = _doubt([LEFT])
+    assert [cells[i] for i in LEFT] == ["?"] * 4
+    # Beside it, its edge lies on the side the two slots share, not along a wall.
+    assert [cells[i] for i in RIGHT] == ["."] * 4
+    assert [cells[i] for i in FAR] == ["."] * 4
+
+
+def test_slots_dimmer_than_the_frames_brightest_are_left_to_the_colour_proof() -> None:
+    dim = 240.0 - OUTLINES.rules.bright_margin - 1.0
+    cells = _doubt([LEFT], lightness=dim)
+    assert [cells[i] for i in LEFT] == ["."] * 4

@@ -43,7 +43,12 @@ from companion.vision.gaps import GapRules, SlotGaps
 from companion.vision.illumination import SheetLight, grouped_medians, sheet_colour, sheet_strips
 from companion.vision.localize import BoardLocator, BoardNotFound, CameraPose, estimate_pose
 from companion.vision.occlusion import LIT_SKIN_REACH_MM, hand_mask, within_reach
-from companion.vision.outline import OutlineRules, SlotOutlines, prove_floor_by_outline
+from companion.vision.outline import (
+    OutlineRules,
+    SlotOutlines,
+    doubt_bright_floor_by_walls,
+    prove_floor_by_outline,
+)
 from companion.vision.pastel import PastelRules, fill_pastel_slots
 from companion.vision.pixels import pixel_coords
 from companion.vision.shade import ShadeRules, lift_shadows
@@ -315,6 +320,9 @@ class BoardReader:
                 self.cell_rules,
             )
         cells = fill_open_slots(cells, fractions, self.profile, self.cell_rules)
+        cells = doubt_bright_floor_by_walls(
+            cells, colour, self.outlines, view, self.layout.px_per_mm
+        )
         edge_min = self.outlines.rules.edge_min
 
         def shows_edge(slot: tuple[int, ...]) -> bool:
