@@ -125,13 +125,15 @@ class SlotOutlines:
         inset = round((1 - self.rules.side_span) / 2 * side)
         along_x = slice(nx + inset, nx + side - inset)
         along_y = slice(ny + inset, ny + side - inset)
-        bands: dict[Side, NDArray[np.uint8]] = {
-            "top": lines[ny - half : ny + half + 1, along_x].max(axis=0),
-            "bottom": lines[ny + side - half : ny + side + half + 1, along_x].max(axis=0),
-            "left": lines[along_y, nx - half : nx + half + 1].max(axis=1),
-            "right": lines[along_y, nx + side - half : nx + side + half + 1].max(axis=1),
-        }
-        return max(float(np.median(bands[name])) for name in self._wall_sides[slot[0]])
+
+        def darkest_across(name: Side) -> NDArray[np.uint8]:
+            if name in ("top", "bottom"):
+                y = ny if name == "top" else ny + side
+                return np.asarray(lines[y - half : y + half + 1, along_x].max(axis=0))
+            x = nx if name == "left" else nx + side
+            return np.asarray(lines[along_y, x - half : x + half + 1].max(axis=1))
+
+        return max(float(np.median(darkest_across(name))) for name in self._wall_sides[slot[0]])
 
 
 def prove_floor_by_outline(
