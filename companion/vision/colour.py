@@ -346,10 +346,13 @@ def classify(
     lab: NDArray[np.uint8], table: NDArray[np.uint8]
 ) -> tuple[NDArray[np.uint8], NDArray[np.bool_], NDArray[np.bool_]]:
     """Per pixel of an 8-bit Lab image: its class, lit skin, and skin lit or shaded."""
-    lightness, a, b = cv2.split(lab)
-    # The table index (band << 16 | a << 8 | b), packed as four bytes read little-endian.
-    spare = np.zeros(lightness.shape, dtype=np.uint8)
-    packed = cv2.merge((b, a, cv2.LUT(lightness, _BANDS), spare))
-    key = np.ascontiguousarray(packed).view("<u4")[..., 0]
+    # The table index (band << 16 | a << 8 | b), packed as four bytes read little-endian:
+    # b, a, the lightness's band and a spare zero, copied in place in one call.
+    rows, cols = lab.shape[:2]
+    band = cv2.LUT(cv2.extractChannel(lab, 0), _BANDS).reshape(rows, cols, 1)
+    spare = np.zeros((rows, cols, 1), dtype=np.uint8)
+    packed = np.empty((rows, cols, 4), dtype=np.uint8)
+    cv2.mixChannels([lab, band, spare], [packed], [2, 0, 1, 1, 3, 2, 4, 3])
+    key = packed.view("<u4")[..., 0]
     flagged = table.ravel().take(key)
     return (flagged & 0x3F).astype(np.uint8, copy=False), flagged >= 0x80, (flagged & 0x40) > 0
