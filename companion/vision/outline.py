@@ -25,6 +25,7 @@ from companion.vision.canonical import board_view
 from companion.vision.floor import CellColour, FloorModel, floor_chroma, washed_out
 
 Side = Literal["top", "bottom", "left", "right"]
+SIDES: tuple[Side, ...] = ("top", "bottom", "left", "right")
 # Dark lines up to 3 px wide stand out in the reader's view (a tile's edge gap and shadow).
 _VIEW_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
 
@@ -93,17 +94,11 @@ class SlotOutlines:
             frame_bgr, homography, s, (x0 - m, y0 - m), (size, size), cv2.BORDER_REPLICATE
         )
         grey = cv2.cvtColor(close, cv2.COLOR_BGR2GRAY)
-        lines = cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, self._kernel)
+        lines = np.asarray(cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, self._kernel), np.uint8)
         near, far = round(m * s), round((m + self._side_mm) * s)
         half = round(r.band_half_mm * s)
         inset = round((1 - r.side_span) / 2 * self._side_mm * s)
-        along = slice(near + inset, far - inset)
-        strongest = 0.0
-        for edge in (near, far):
-            across = slice(edge - half, edge + half + 1)
-            for band, axis in ((lines[along, across], 1), (lines[across, along], 0)):
-                strongest = max(strongest, float(np.median(band.max(axis=axis))))
-        return strongest
+        return max(_side_edge(lines, name, (near, near), (far, far), half, inset) for name in SIDES)
 
     def wall_edge(
         self, view_bgr: NDArray[np.uint8], px_per_mm: float, slot: tuple[int, ...]
@@ -120,20 +115,33 @@ class SlotOutlines:
         top, left = max(near_y - pad, 0), max(near_x - pad, 0)
         crop = view_bgr[top : near_y + side + pad + 1, left : near_x + side + pad + 1]
         grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
-        lines = cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, _VIEW_KERNEL)
-        ny, nx = near_y - top, near_x - left
+        lines = np.asarray(cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, _VIEW_KERNEL), np.uint8)
+        corner = (near_x - left, near_y - top)
+        far = (corner[0] + side, corner[1] + side)
         inset = round((1 - self.rules.side_span) / 2 * side)
-        along_x = slice(nx + inset, nx + side - inset)
-        along_y = slice(ny + inset, ny + side - inset)
+        return max(
+            _side_edge(lines, name, corner, far, half, inset) for name in self._wall_sides[slot[0]]
+        )
 
-        def darkest_across(name: Side) -> NDArray[np.uint8]:
-            if name in ("top", "bottom"):
-                y = ny if name == "top" else ny + side
-                return np.asarray(lines[y - half : y + half + 1, along_x].max(axis=0))
-            x = nx if name == "left" else nx + side
-            return np.asarray(lines[along_y, x - half : x + half + 1].max(axis=1))
 
-        return max(float(np.median(darkest_across(name))) for name in self._wall_sides[slot[0]])
+def _side_edge(
+    lines: NDArray[np.uint8],
+    name: Side,
+    near: tuple[int, int],
+    far: tuple[int, int],
+    half: int,
+    inset: int,
+) -> float:
+    """How edge-like one side of a slot is in a black-hat image ``lines`` whose slot
+    corners lie at ``near`` and ``far`` (x, y pixels): along the side, less ``inset`` at
+    each end, the median of the darkest line within ``half`` pixels across it."""
+    if name in ("top", "bottom"):
+        y = near[1] if name == "top" else far[1]
+        band = lines[y - half : y + half + 1, near[0] + inset : far[0] - inset]
+        return float(np.median(band.max(axis=0)))
+    x = near[0] if name == "left" else far[0]
+    band = lines[near[1] + inset : far[1] - inset, x - half : x + half + 1]
+    return float(np.median(band.max(axis=1)))
 
 
 def prove_floor_by_outline(

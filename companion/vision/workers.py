@@ -358,7 +358,6 @@ def _pairs_by_silhouette(
     must win by the margin that settles an unread space.
     """
     result = list(out)
-    s2 = layout.px_per_mm * layout.px_per_mm
     for line in range(LINES - 1):
         other = line + 1
         first, second = result[line].code, result[other].code
@@ -376,13 +375,16 @@ def _pairs_by_silhouette(
         codes[line] = codes[other] = colour
         costs = rank_pair(classes, codes, layout, pose, line, rules.silhouettes)
         best, runner = sorted(allowed, key=lambda sizes: costs[sizes][0])[:2]
-        cost, judged = costs[best]
-        if best == read or cost > rules.silhouettes.misfit_max * max(judged, 1.0):
+        if best == read:
             continue
         # Sizes read are changed only against their own fit; two domini, against the
         # next best sizes the colour allows.
         rival = read if read in allowed else runner
-        if (costs[rival][0] - cost) / s2 >= rules.silhouettes.margin_mm2:
+        ranked: list[tuple[str | None, float, float]] = [
+            (best, *costs[best]),
+            (rival, *costs[rival]),
+        ]
+        if decide(ranked, layout.px_per_mm, rules.silhouettes):
             result[line] = replace(result[line], code=colour + best[0])
             result[other] = replace(result[other], code=colour + best[1])
     return result
