@@ -146,7 +146,11 @@ def test_sigkill_loses_nothing_and_the_game_resumes_identically(
         if len(acked) == kill_after:
             writer.send_signal(signal.SIGKILL)
             break
-    rest, _ = writer.communicate(timeout=30)
+    # The lines printed before the kill landed: read through the same stream, whose buffer
+    # may already hold some of them (communicate() would read past it and lose them).
+    with writer.stdout:
+        rest = writer.stdout.read()
+    writer.wait(timeout=30)
     acked += [(int(s), d) for s, d in (ln.split() for ln in rest.splitlines())]
     assert writer.returncode == -signal.SIGKILL
 
