@@ -230,6 +230,13 @@ class FloorModel:
         at = self.white_ab[self.light_of_cell]
         return np.asarray(at[:, 0], np.float64), np.asarray(at[:, 1], np.float64)
 
+    @property
+    def own_step(self) -> int:
+        """The step of each path at which the floor is seen in its own light (brightened
+        by 1), the path's steps spread evenly over BRIGHTENING's range."""
+        steps = np.linspace(BRIGHTENING[0], BRIGHTENING[-1], self.path_lightness.shape[1])
+        return int(np.argmin(np.abs(steps - 1.0)))
+
     def expected(self, lightness: FloatArray) -> tuple[FloatArray, FloatArray]:
         """The floor's chroma at each cell, seen as bright as the cell is."""
         rows = self.light_of_cell
@@ -394,24 +401,85 @@ def _robust_plane(
 
 
 def floor_chroma(colour: CellColour, floor: FloorModel) -> NDArray[np.bool_]:
-    """Cells whose mean chroma is the floor's expected at their place and brightness."""
+    """Cells whose mean chroma is the floor's expected at their place and brightness.
+
+    The brightening path follows the floor down to half its own light.  Deeper in a
+    shadow, the floor's chroma shrinks with its light and a tile's ink with it: a deeply
+    shaded yellow shows the chroma of the floor at the path's end.  A cell that dark is
+    held to the floor's chroma shrunk as the shadow shrinks it, and must keep the
+    floor's hue (see :func:`keeps_floor_hue`)."""
     ea, eb = floor.expected(colour.lightness)
-    return np.asarray(np.hypot(colour.a - ea, colour.b - eb) <= FLOOR_MATCH_MAX)
+    along_path = np.hypot(colour.a - ea, colour.b - eb) <= FLOOR_MATCH_MAX
+    shade = ShadedFloor.expected(colour, floor)
+    in_shade = (shade.offset(colour) <= FLOOR_MATCH_MAX) & keeps_floor_hue(colour, shade)
+    beyond_path = colour.lightness < floor.path_lightness[floor.light_of_cell, 0]
+    return np.asarray(np.where(beyond_path, in_shade, along_path))
+
+
+@dataclass(frozen=True)
+class ShadedFloor:
+    """Per cell, the floor's chroma (a, b) expected at the cell's brightness, and whether
+    the cell is darker than the floor's own light there (in a shadow)."""
+
+    a: FloatArray
+    b: FloatArray
+    shaded: NDArray[np.bool_]
+
+    @classmethod
+    def expected(cls, colour: CellColour, floor: FloorModel) -> ShadedFloor:
+        """A cell darker than the floor's own light has the floor's chroma shrunk as a
+        shadow shrinks it (with ``L* + 16``; see :func:`~companion.vision.colour.lab_scale`),
+        deeper than the brightness path follows.  Brighter cells follow the path."""
+        own = floor.own_step
+        own_lightness = floor.path_lightness[floor.light_of_cell, own]
+        dimmer = np.minimum(lab_scale(colour.lightness) / lab_scale(own_lightness), 1.0)
+        ea, eb = floor.expected(colour.lightness)
+        shaded = colour.lightness < own_lightness
+        ea = np.where(shaded, (floor.a + floor.path_da[floor.light_of_cell, own]) * dimmer, ea)
+        eb = np.where(shaded, (floor.b + floor.path_db[floor.light_of_cell, own]) * dimmer, eb)
+        return cls(np.asarray(ea, np.float64), np.asarray(eb, np.float64), np.asarray(shaded))
+
+    def offset(self, colour: CellColour) -> FloatArray:
+        """How far each cell's mean chroma lies from the floor's expected there."""
+        return np.asarray(np.hypot(colour.a - self.a, colour.b - self.b), np.float64)
+
+    def chroma(self) -> FloatArray:
+        """The floor's chroma expected at each cell: how far from grey it lies."""
+        return np.asarray(np.hypot(self.a, self.b), np.float64)
+
+
+# A shaded cell's step from the floor's expected chroma may be at most this share of the
+# floor's own chroma there: over 990 frames bare slots in shadows stepped 0.58 of it at
+# most (the worst cell of a slot), unread slots holding a tile 1.09 at least, and a grey
+# sleeve over tiles 0.86 to 1.07.
+SHADE_STEP_SHARE_MAX = 0.6
+# ... and the floor must keep this much chroma there (Lab units): in a shadow deep enough
+# to take it nearer grey, every colour is, and none tells floor from tile.
+SHADE_FLOOR_CHROMA_MIN = 3.0
+# ... and the cell must be this bright (8-bit L): darker, the camera's noise and rounding
+# decide its chroma (tiles in a twentieth of the light, at 6 to 17, showed the floor's
+# hue; bare floor in the deepest shadows of the conditions sets, 26 and up).
+SHADE_LIGHTNESS_MIN = 20.0
+
+
+def keeps_floor_hue(colour: CellColour, shade: ShadedFloor) -> NDArray[np.bool_]:
+    """Cells whose chroma stays on the floor's side of grey: their step from the floor's
+    expected chroma is small against the floor's own distance from grey, and that
+    distance is enough to tell.  Grey is what a dark sleeve or a deep shadow's noise
+    shows; every tile's ink lies far off the floor on its own side of the hue circle."""
+    chroma = shade.chroma()
+    return np.asarray(
+        (colour.lightness >= SHADE_LIGHTNESS_MIN)
+        & (chroma >= SHADE_FLOOR_CHROMA_MIN)
+        & (shade.offset(colour) <= SHADE_STEP_SHARE_MAX * chroma)
+    )
 
 
 def floor_offset_in_shade(colour: CellColour, floor: FloorModel) -> FloatArray:
     """How far each cell's mean chroma lies from the floor's, where a cell darker than
-    the floor's own light has the floor's chroma shrunk as a shadow shrinks it (with
-    ``L* + 16``; see :func:`~companion.vision.colour.lab_scale`), deeper than the
-    brightness path follows.  Brighter cells follow the path."""
-    own = int(np.argmin(np.abs(BRIGHTENING - 1.0)))
-    own_lightness = floor.path_lightness[floor.light_of_cell, own]
-    dimmer = np.minimum(lab_scale(colour.lightness) / lab_scale(own_lightness), 1.0)
-    ea, eb = floor.expected(colour.lightness)
-    shaded = colour.lightness < own_lightness
-    ea = np.where(shaded, (floor.a + floor.path_da[floor.light_of_cell, own]) * dimmer, ea)
-    eb = np.where(shaded, (floor.b + floor.path_db[floor.light_of_cell, own]) * dimmer, eb)
-    return np.asarray(np.hypot(colour.a - ea, colour.b - eb), np.float64)
+    the floor's own light has the floor's chroma shrunk as a shadow shrinks it (see
+    :class:`ShadedFloor`)."""
+    return ShadedFloor.expected(colour, floor).offset(colour)
 
 
 def washed_out(colour: CellColour) -> NDArray[np.bool_]:
@@ -558,6 +626,7 @@ __all__ = [
     "CellColour",
     "CellWindows",
     "FloorModel",
+    "ShadedFloor",
     "ToAnalysis",
     "admit_floor",
     "admit_floor_like_its_neighbours",
@@ -565,6 +634,7 @@ __all__ = [
     "fit_floor",
     "floor_chroma",
     "floor_colour",
+    "keeps_floor_hue",
     "prove_empty",
     "shows_floor",
     "washed_out",

@@ -28,6 +28,7 @@ from companion.vision.colour import (
     bgr_to_ab,
     classify,
     drop_cool_where_red_clipped,
+    hex_to_bgr,
 )
 from companion.vision.floor import (
     CellColour,
@@ -52,6 +53,7 @@ from companion.vision.outline import (
 from companion.vision.pastel import PastelRules, fill_pastel_slots
 from companion.vision.pixels import pixel_coords
 from companion.vision.shade import ShadeRules, lift_shadows
+from companion.vision.shaded_floor import ShadedFloorRules, prove_shaded_floor_by_hue
 from companion.vision.shadows import PrintUnderShadow, ShadowRules
 from companion.vision.slot_print import SlotPrint, SlotPrintRules, prove_floor_by_print
 from companion.vision.walls import CellWalls, WallRules
@@ -113,6 +115,9 @@ class BoardReader:
         self.colours = ColourModel.from_profile(profile)
         self._printed_hues = self.colours.species_hues_deg()
         self._table = self.colours.lookup_table()
+        # The floor as printed: where too little bare floor shows to measure it (a crowded
+        # board), its brightening path is traced from the print instead.
+        self._printed_floor_bgr = np.asarray(hex_to_bgr(profile.colours.vat_floor), np.float64)
         self._sheet_ab = bgr_to_ab(self.colours.sheet_bgr)
         self._sheet_lab = (_lightness(self.colours.sheet_bgr), *self._sheet_ab)
         # Every 7th pixel of the bare sheet ring, as flat indices (a mask is slow to apply).
@@ -134,6 +139,7 @@ class BoardReader:
         self.shade_rules = ShadeRules()
         self.shadows = PrintUnderShadow(profile, self.layout.px_per_mm, ShadowRules())
         self.slot_print = SlotPrint(profile, self.layout.px_per_mm, SlotPrintRules())
+        self.shaded_floor_rules = ShadedFloorRules()
 
     def _arm_or_shadow(
         self, region: NDArray[np.bool_] | None, view: NDArray[np.uint8]
@@ -289,7 +295,7 @@ class BoardReader:
         floor = fit_floor(
             seen,
             colour,
-            floor_colour(seen, view, gains, self._windows),
+            _measured_or(floor_colour(seen, view, gains, self._windows), self._printed_floor_bgr),
             gains,
             to_analysis,
             self._windows,
@@ -308,6 +314,16 @@ class BoardReader:
         )
         cells = prove_floor_by_print(
             cells, fractions, colour, floor, self.cell_rules, self.slot_print, view, hidden
+        )
+        cells = prove_shaded_floor_by_hue(
+            cells,
+            fractions,
+            colour,
+            floor,
+            self.cell_rules,
+            self.profile,
+            self.shaded_floor_rules,
+            hidden,
         )
         cells = fill_covered_cells(cells, fractions, self.profile, self.cell_rules)
         if hand is None:  # with an arm over the board, a dark cell may be its shadow
@@ -370,6 +386,12 @@ class BoardReader:
                 "total": (t3 - t0) * 1000,
             },
         )
+
+
+def _measured_or(
+    measured: NDArray[np.float64] | None, printed: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    return printed if measured is None else measured
 
 
 def _cells_covered(

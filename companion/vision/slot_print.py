@@ -101,7 +101,7 @@ def prove_floor_by_print(
     ]
     if not unread:
         return list(cells)  # most frames: nothing to prove
-    bare = _no_tile_colour(fractions, cell_rules, slot_print.profile.bonus_kind)
+    bare = no_tile_colour(fractions, cell_rules, slot_print.profile.bonus_kind)
     bare &= floor_offset_in_shade(colour, floor) <= slot_print.rules.floor_offset_max
     out = list(cells)
     for slot, box in unread:
@@ -113,7 +113,7 @@ def prove_floor_by_print(
     return out
 
 
-def _no_tile_colour(
+def no_tile_colour(
     fractions: NDArray[np.float64], rules: CellRules, bonus_kind: dict[int, str]
 ) -> NDArray[np.bool_]:
     """Per cell, whether it shows no more species colour than bare floor does: a stray
@@ -127,4 +127,4 @@ def _no_tile_colour(
     return np.asarray(others - icon_share <= rules.stray_max)
 
 
-__all__ = ["Box", "SlotPrint", "SlotPrintRules", "prove_floor_by_print"]
+__all__ = ["Box", "SlotPrint", "SlotPrintRules", "no_tile_colour", "prove_floor_by_print"]
