@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from vision_helpers import confident_wrong_cells, quadrant_shadow
 
 from companion.boards import load_profile
 from companion.games.garum.state import BoardState
 from companion.vision.canonical import CanonicalLayout
-from companion.vision.conditions import CastShadow, Conditions
+from companion.vision.conditions import Conditions
 from companion.vision.reader import BoardReader
 from companion.vision.render import Shot, random_state, render
 from companion.vision.shaded_floor import ShadedFloorRules
@@ -23,25 +24,14 @@ NO_DASHES = SlotPrintRules(shown_min=2.0)
 NO_HUE_PROOF = ShadedFloorRules(offset_max=0.0)
 
 
-def _quadrant_shadow(light: float) -> CastShadow:
-    """A person's hard shadow over the board's top-left quarter."""
-    width, height = PROFILE.geometry.sheet_mm
-    corners = ((-20.0, -20.0), (width / 2, -20.0), (width / 2, height / 2), (-20.0, height / 2))
-    return CastShadow(corners, light, 1.5)
-
-
-def _read(state: BoardState, seed: int, light: float, rules: ShadedFloorRules) -> str:
-    shot = Shot(seed, conditions=Conditions(shadows=(_quadrant_shadow(light),)))
+def _read(state: BoardState, seed: int, light: float, rules: ShadedFloorRules) -> BoardState:
+    shot = Shot(seed, conditions=Conditions(shadows=(quadrant_shadow(PROFILE, light),)))
     reader = BoardReader(PROFILE)
     reader.slot_print = SlotPrint(PROFILE, S, NO_DASHES)
     reader.shaded_floor_rules = rules
     reading = reader.read(render(PROFILE, state, shot).image)
     assert reading.state is not None
-    return reading.state.cells
-
-
-def _wrong(got: str, state: BoardState) -> list[int]:
-    return [i for i, (g, t) in enumerate(zip(got, state.cells, strict=True)) if g not in ("?", t)]
+    return reading.state
 
 
 def test_bare_floor_in_a_shadow_keeps_the_floors_hue() -> None:
@@ -50,8 +40,8 @@ def test_bare_floor_in_a_shadow_keeps_the_floors_hue() -> None:
     empty = BoardState("." * 256, (None,) * 32)
     before = after = 0
     for seed in range(3):
-        before += _read(empty, seed, 0.4, NO_HUE_PROOF).count("?")
-        got = _read(empty, seed, 0.4, ShadedFloorRules())
+        before += _read(empty, seed, 0.4, NO_HUE_PROOF).cells.count("?")
+        got = _read(empty, seed, 0.4, ShadedFloorRules()).cells
         assert set(got) <= {".", "?"}
         after += got.count("?")
     assert before >= 30  # 36 on these three boards
@@ -63,7 +53,7 @@ def test_tiles_in_a_shadow_are_never_proven_bare_by_their_hue(light: float) -> N
     for seed in range(4):
         state = random_state(PROFILE, np.random.default_rng(seed + 40))
         got = _read(state, seed, light, ShadedFloorRules())
-        assert not _wrong(got, state), seed
+        assert not confident_wrong_cells(got, state), seed
 
 
 def _crowded(seed: int) -> tuple[BoardState, list[tuple[int, ...]]]:
@@ -86,8 +76,8 @@ def test_a_crowded_boards_floor_is_traced_from_the_print() -> None:
     for seed in range(4):
         state, bare = _crowded(seed)
         got = _read(state, seed, 0.5, NO_HUE_PROOF)
-        assert not _wrong(got, state), seed
-        read_bare += sum(all(got[i] == "." for i in slot) for slot in bare)
+        assert not confident_wrong_cells(got, state), seed
+        read_bare += sum(all(got.cells[i] == "." for i in slot) for slot in bare)
     assert read_bare == 8
 
 
@@ -97,7 +87,7 @@ def test_a_tile_deeper_in_shadow_than_the_path_reaches_is_no_floor(seed: int, li
     light, where the brightening path ends; held to the path's end, these four boards
     read 4 to 10 tile cells as bare floor each."""
     state = random_state(PROFILE, np.random.default_rng(seed + 500))
-    shot = Shot(seed + 500, conditions=Conditions(shadows=(_quadrant_shadow(light),)))
+    shot = Shot(seed + 500, conditions=Conditions(shadows=(quadrant_shadow(PROFILE, light),)))
     reading = BoardReader(PROFILE).read(render(PROFILE, state, shot).image)
     assert reading.state is not None
-    assert not _wrong(reading.state.cells, state)
+    assert not confident_wrong_cells(reading.state, state)

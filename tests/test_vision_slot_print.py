@@ -6,13 +6,14 @@ import cv2
 import numpy as np
 import pytest
 from numpy.typing import NDArray
+from vision_helpers import quadrant_shadow
 
 from companion.boards import load_profile
 from companion.games.garum.state import BoardState
 from companion.vision.artwork import BoardTexture
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.colour import hex_to_bgr
-from companion.vision.conditions import CastShadow, Conditions
+from companion.vision.conditions import Conditions
 from companion.vision.reader import BoardReader
 from companion.vision.render import Shot, random_state, render
 from companion.vision.shaded_floor import ShadedFloorRules
@@ -63,15 +64,8 @@ def test_a_tile_of_one_colour_or_a_sleeve_hides_the_dashes() -> None:
     assert max(covered) < SHOWN - 0.2
 
 
-def _quadrant_shadow(light: float) -> CastShadow:
-    """A person's hard shadow over a quarter of the board, the grid's and the sheet's."""
-    width, height = PROFILE.geometry.sheet_mm
-    corners = ((-20.0, -20.0), (width / 2, -20.0), (width / 2, height / 2), (-20.0, height / 2))
-    return CastShadow(corners, light, 1.5)
-
-
 def _read(state: BoardState, seed: int, light: float, rules: SlotPrintRules) -> str:
-    shot = Shot(seed, conditions=Conditions(shadows=(_quadrant_shadow(light),)))
+    shot = Shot(seed, conditions=Conditions(shadows=(quadrant_shadow(PROFILE, light),)))
     reader = BoardReader(PROFILE)
     reader.slot_print = SlotPrint(PROFILE, S, rules)
     reader.shaded_floor_rules = NO_HUE_PROOF  # the dashes alone

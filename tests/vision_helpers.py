@@ -8,6 +8,15 @@ from numpy.typing import NDArray
 
 from companion.boards import BoardProfile
 from companion.games.garum.state import BoardState
+from companion.vision.conditions import CastShadow
+
+
+def quadrant_shadow(profile: BoardProfile, light: float) -> CastShadow:
+    """A person's hard shadow over a quarter of the board, the grid's and the sheet's
+    top-left, letting ``light`` of the light through."""
+    width, height = profile.geometry.sheet_mm
+    corners = ((-20.0, -20.0), (width / 2, -20.0), (width / 2, height / 2), (-20.0, height / 2))
+    return CastShadow(corners, light, 1.5)
 
 
 def confident_wrong_cells(got: BoardState, truth: BoardState) -> list[int]:

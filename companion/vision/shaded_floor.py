@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.boards import BoardProfile
-from companion.vision.cells import SPECIES_ORDER, CellRules
+from companion.vision.cells import CellRules
 from companion.vision.floor import (
     CellColour,
     FloorModel,
@@ -28,7 +28,7 @@ from companion.vision.floor import (
     keeps_floor_hue,
     washed_out,
 )
-from companion.vision.slot_print import no_tile_colour
+from companion.vision.slot_print import no_tile_colour, unread_plain_slots
 
 
 @dataclass(frozen=True)
@@ -55,13 +55,7 @@ def prove_shaded_floor_by_hue(
     """Slots left unread with no tile's colour in any cell become empty where every cell
     lies in a shadow, keeps the floor's hue there and shows no species' pixels
     (``fractions``: each cell's pixel classes); an arm's cells are never proven."""
-    unread = [
-        slot
-        for slot in profile.slots
-        if "?" in (chars := [cells[i] for i in slot])
-        and not any(c in SPECIES_ORDER for c in chars)
-        and not hidden.intersection(slot)
-    ]
+    unread = unread_plain_slots(cells, profile.slots, hidden)
     if not unread:
         return list(cells)  # most frames: nothing to prove
     shade = ShadedFloor.expected(colour, floor)

@@ -11,6 +11,7 @@ whose dashes show is empty.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -92,25 +93,33 @@ def prove_floor_by_print(
     printed dashes show and their colour is near the floor's in the light they are in
     (``fractions``: each cell's pixel classes; ``view_bgr``: the canonical view); an
     arm's cells are never proven."""
-    unread = [
-        (slot, box)
-        for slot, box in slot_print.boxes.items()
-        if "?" in (chars := [cells[i] for i in slot])
-        and not any(c in SPECIES_ORDER for c in chars)
-        and not hidden.intersection(slot)
-    ]
+    unread = unread_plain_slots(cells, slot_print.boxes, hidden)
     if not unread:
         return list(cells)  # most frames: nothing to prove
     bare = no_tile_colour(fractions, cell_rules, slot_print.profile.bonus_kind)
     bare &= floor_offset_in_shade(colour, floor) <= slot_print.rules.floor_offset_max
     out = list(cells)
-    for slot, box in unread:
+    for slot in unread:
         if not all(bare[i] for i in slot):
             continue
-        if slot_print.correlation(view_bgr, box) >= slot_print.rules.shown_min:
+        if slot_print.correlation(view_bgr, slot_print.boxes[slot]) >= slot_print.rules.shown_min:
             for i in slot:
                 out[i] = "."
     return out
+
+
+def unread_plain_slots(
+    cells: list[str], slots: Iterable[tuple[int, ...]], hidden: frozenset[int]
+) -> list[tuple[int, ...]]:
+    """The slots with a cell left unread, none read as a species and none under an arm:
+    the ones a proof of bare floor may settle."""
+    return [
+        slot
+        for slot in slots
+        if "?" in (chars := [cells[i] for i in slot])
+        and not any(c in SPECIES_ORDER for c in chars)
+        and not hidden.intersection(slot)
+    ]
 
 
 def no_tile_colour(
@@ -127,4 +136,11 @@ def no_tile_colour(
     return np.asarray(others - icon_share <= rules.stray_max)
 
 
-__all__ = ["Box", "SlotPrint", "SlotPrintRules", "no_tile_colour", "prove_floor_by_print"]
+__all__ = [
+    "Box",
+    "SlotPrint",
+    "SlotPrintRules",
+    "no_tile_colour",
+    "prove_floor_by_print",
+    "unread_plain_slots",
+]
