@@ -123,20 +123,21 @@ class CellWindows:
         empty = np.asarray([c == "." for c in cells], dtype=bool)
         return np.asarray(empty & self.plain, dtype=bool)
 
-    def means(self, image: NDArray[np.uint8]) -> FloatArray:
+    def means(self, image: NDArray[np.uint8] | NDArray[np.float32]) -> FloatArray:
         """Mean of each channel of ``image`` over each window (CELLS x channels); over the
         ring around the icon for a cell with a printed icon."""
-        return self.means_in_box(np.ascontiguousarray(image[self.box]))
+        return self.means_in_box(np.asarray(np.ascontiguousarray(image[self.box])))
 
-    def means_in_box(self, image: NDArray[np.uint8]) -> FloatArray:
+    def means_in_box(self, image: NDArray[np.uint8] | NDArray[np.float32]) -> FloatArray:
         """:meth:`means` of an image cut to :attr:`box`: the sums of the whole view come
         from an integral image of its middle alone."""
         y0, x0, y1, x1 = self._box_windows
         summed = cv2.integral(image)  # 32-bit sums: a whole view of 8-bit pixels fits
         if summed.ndim == 2:
             summed = summed[..., None]
+        exact = np.float64 if image.dtype.kind == "f" else np.int64  # float sums stay float
         corners = [
-            np.asarray(summed[y, x], dtype=np.int64)
+            np.asarray(summed[y, x], dtype=exact)
             for y, x in ((y1, x1), (y0, x1), (y1, x0), (y0, x0))
         ]
         total = corners[0] - corners[1] - corners[2] + corners[3]

@@ -30,6 +30,7 @@ from companion.vision.colour import (
     drop_cool_where_red_clipped,
     hex_to_bgr,
 )
+from companion.vision.exemplars import ExemplarRules, fill_by_exemplars
 from companion.vision.floor import (
     CellColour,
     CellWindows,
@@ -140,6 +141,7 @@ class BoardReader:
         self.shadows = PrintUnderShadow(profile, self.layout.px_per_mm, ShadowRules())
         self.slot_print = SlotPrint(profile, self.layout.px_per_mm, SlotPrintRules())
         self.shaded_floor_rules = ShadedFloorRules()
+        self.exemplar_rules = ExemplarRules()
 
     def _arm_or_shadow(
         self, region: NDArray[np.bool_] | None, view: NDArray[np.uint8]
@@ -357,6 +359,17 @@ class BoardReader:
             )
         cells = fill_pastel_slots(
             cells, colour, floor, self.colours, self.profile, self.pastel_rules, shows_edge, near
+        )
+        cells = fill_by_exemplars(
+            cells,
+            colour,
+            view,
+            self._windows,
+            self._printed_floor_bgr,
+            self.profile,
+            self.exemplar_rules,
+            shows_edge,
+            near,
         )
         if fitted is not None:
             # The arm was found under the single balance, but the second lamp may be real

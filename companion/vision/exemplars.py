@@ -1,0 +1,260 @@
+"""Tiles glare washed too pale to name, read against tiles the same frame did name.
+
+A glossy tile under a lamp sends back two lights: its ink's, scaled by the diffuse light
+there, and the lamp's own off the gloss (the dichromatic reflection model).  In linear
+light each channel of a cell then reads ``k * ink + s`` until the sensor clips it: the
+glare ``s`` adds alike to every channel, and ``k`` follows the light falling on that part
+of the board.  A washed cell therefore lies on the line from a tile of its own species
+seen nearby, lifted by some glare and scaled by its share of diffuse light; the bare
+floor's cells and tiles of the other species lie off that line.
+
+The frame's own named cells stand in for the inks: they carry this camera's processing and
+this lamp's colour, which no printed reference does.  The diffuse light at each cell comes
+from the bare floor around it, so an exemplar in a shadow is not taken for a washed cell
+in the light.  Only channels below the sensor's limit are fitted; a clipped one says only
+that the fit must reach the limit there.  A cell is named when one species fits, the floor
+and every other species fit clearly worse, and at least two channels are fitted: with one
+channel any exemplar fits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.boards import GRID, BoardProfile
+from companion.vision.cells import SPECIES_ORDER, slot_possible
+from companion.vision.floor import CellColour, CellWindows
+
+FloatArray = NDArray[np.float64]
+
+
+def srgb_to_linear(levels: FloatArray) -> FloatArray:
+    """The sRGB transfer curve undone: 8-bit levels to linear light (0 to 1)."""
+    c = np.asarray(levels, dtype=np.float64) / 255.0
+    return np.asarray(np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4))
+
+
+# Linear light of every 8-bit level, one lookup per pixel.
+_LINEAR_LUT = srgb_to_linear(np.arange(256, dtype=np.float64)).astype(np.float32).reshape(256, 1)
+
+
+@dataclass(frozen=True)
+class ExemplarRules:
+    """Thresholds of the fit (linear light 0 to 1, shares of a cell's window)."""
+
+    # Glare lifts a cell this bright (8-bit L) at least, or clips this share of it in some
+    # channel: only such a cell counts as washed (as for
+    # :class:`~companion.vision.pastel.PastelRules`).  Lit skin over a dim board reaches
+    # L 150-190 unclipped, and fits a washed red.
+    glare_lightness_min: float = 200.0
+    glare_clipped_min: float = 0.1
+    # A channel clipped over this share of a cell's window is a lower bound, not a level.
+    clipped_share: float = 0.25
+    # Each of an exemplar's channels is clear of the limit (at most the first share at
+    # it) or at it (at least the second): a channel clipped in part has a mean that is
+    # neither its colour nor a bound.
+    exemplar_clear_max: float = 0.05
+    exemplar_clipped_min: float = 0.8
+    # A clipped channel's mean reaches at least this (about 8-bit 245).
+    clipped_linear_min: float = 0.92
+    # Exemplars count within this many cells (rows and columns) of the washed cell: the
+    # same lamp, the same corner of the lens.
+    radius_cells: int = 4
+    # The diffuse light at a cell is read from this many nearest bare-floor cells ...
+    floor_neighbours: int = 6
+    # ... and with fewer bare-floor cells than this the frame gives no light to compare.
+    floor_cells_min: int = 4
+    # The two cells' diffuse light may differ from the floor's estimate by this factor
+    # either way: a tile stands 2 mm above the floor and casts its own soft shadow.
+    light_factor_max: float = 1.25
+    # Steps tried across that range.
+    light_steps: int = 10
+    # Channels fitted at least: below the limit in both the cell and the exemplar.
+    free_channels_min: int = 2
+    # The best species fits within this (linear light x 255, root mean square) ...
+    residual_max: float = 8.0
+    # ... and the floor and every other species fit this much worse at least.  Read back
+    # against their neighbours, over 5,000 named cells of photoreal frames lit by glare,
+    # no wrong species passed these two.
+    margin_min: float = 5.0
+
+
+@dataclass(frozen=True)
+class LinearCells:
+    """Per cell window: mean linear light (BGR) and the share of it clipped per channel."""
+
+    light: FloatArray  # cells x 3
+    clipped_share: FloatArray  # cells x 3
+
+    @classmethod
+    def measure(
+        cls, view_bgr: NDArray[np.uint8], colour: CellColour, windows: CellWindows
+    ) -> LinearCells:
+        linear = cv2.LUT(np.ascontiguousarray(view_bgr[windows.box]), _LINEAR_LUT)
+        return cls(windows.means_in_box(np.asarray(linear, np.float32)), colour.channel_clipped)
+
+
+def diffuse_light(
+    cells: LinearCells,
+    floor_cells: Collection[int],
+    floor_linear: FloatArray,
+    rules: ExemplarRules,
+) -> FloatArray:
+    """Per cell, the diffuse light the bare floor around it shows (``nan`` when the frame
+    reads too few floor cells): each floor cell's unclipped channels against the printed
+    floor's, weighed by the inverse square of its distance among the nearest few."""
+    clipped = cells.clipped_share >= rules.clipped_share
+    floor = np.array([i for i in sorted(floor_cells) if not clipped[i].all()], dtype=np.intp)
+    count = len(cells.light)
+    if len(floor) < rules.floor_cells_min:
+        return np.full(count, np.nan)
+    free = ~clipped[floor]
+    ratio = np.where(free, cells.light[floor] / floor_linear[None, :], 0.0)
+    level = ratio.sum(axis=1) / free.sum(axis=1)
+    here = np.arange(count)
+    dist = np.hypot(
+        floor[None, :] // GRID - here[:, None] // GRID, floor[None, :] % GRID - here[:, None] % GRID
+    )
+    nearest = np.argsort(dist, axis=1)[:, : rules.floor_neighbours]
+    weight = 1.0 / (np.take_along_axis(dist, nearest, axis=1) + 0.5) ** 2
+    return np.asarray((weight * level[nearest]).sum(axis=1) / weight.sum(axis=1), np.float64)
+
+
+def misfit(
+    cell: FloatArray,
+    cell_clipped: NDArray[np.bool_],
+    exemplar: FloatArray,
+    exemplar_clipped: NDArray[np.bool_],
+    light_ratio: float,
+    rules: ExemplarRules,
+) -> float | None:
+    """How far (linear light x 255, root mean square over channels) ``cell`` lies from
+    ``exemplar`` lit by about ``light_ratio`` times its diffuse light plus any glare, or
+    ``None`` when too few channels are below the limit in both to tell."""
+    free = ~cell_clipped & ~exemplar_clipped
+    if int(free.sum()) < rules.free_channels_min:
+        return None
+    spread = np.log(rules.light_factor_max)
+    factors = light_ratio * np.exp(np.linspace(-spread, spread, rules.light_steps))
+    predicted = factors[:, None] * exemplar[None, :]  # steps x channels, before glare
+    glare = (cell[None, free] - predicted[:, free]).mean(axis=1)
+    predicted = predicted + glare[:, None]
+    error = np.zeros_like(predicted)
+    error[:, free] = cell[None, free] - predicted[:, free]
+    # The cell clipped where the exemplar did not: the fit must reach the limit there.
+    short = cell_clipped & ~exemplar_clipped
+    error[:, short] = np.maximum(0.0, rules.clipped_linear_min - predicted[:, short])
+    # The exemplar clipped where the cell did not: its true level was higher still, so the
+    # fit may not pass the cell's.
+    over = exemplar_clipped & ~cell_clipped
+    error[:, over] = np.maximum(0.0, predicted[:, over] - cell[None, over])
+    return float(np.sqrt((error**2).mean(axis=1)).min() * 255.0)
+
+
+def exemplar_species(
+    index: int,
+    cells: LinearCells,
+    chars: list[str],
+    exemplars: Collection[int],
+    light: FloatArray,
+    rules: ExemplarRules,
+) -> str | None:
+    """The species cell ``index`` shows against the frame's named cells, or ``None``."""
+    clipped = cells.clipped_share >= rules.clipped_share
+    row, col = divmod(index, GRID)
+    best: dict[str, float] = {}
+    for other in exemplars:
+        if other == index:
+            continue
+        if max(abs(other // GRID - row), abs(other % GRID - col)) > rules.radius_cells:
+            continue
+        ratio = light[index] / light[other]
+        fit = misfit(
+            cells.light[index],
+            clipped[index],
+            cells.light[other],
+            clipped[other],
+            float(ratio) if np.isfinite(ratio) else 1.0,
+            rules,
+        )
+        if fit is not None:
+            kind = chars[other]
+            best[kind] = min(best.get(kind, np.inf), fit)
+    if not best:
+        return None
+    ranked = sorted(best.items(), key=lambda item: item[1])
+    kind, fit = ranked[0]
+    runner = ranked[1][1] if len(ranked) > 1 else np.inf
+    if kind not in SPECIES_ORDER or fit > rules.residual_max:
+        return None
+    return kind if runner - fit >= rules.margin_min else None
+
+
+def fill_by_exemplars(
+    chars: list[str],
+    colour: CellColour,
+    view_bgr: NDArray[np.uint8],
+    windows: CellWindows,
+    floor_bgr: FloatArray,
+    profile: BoardProfile,
+    rules: ExemplarRules,
+    shows_edge: Callable[[tuple[int, ...]], bool] = lambda slot: False,
+    beside_arm: frozenset[int] = frozenset(),
+) -> list[str]:
+    """Unread washed cells of slots that hold a tile, named against the frame's own tiles
+    (``floor_bgr``: the printed floor colour, 8-bit).  A tile is there when a cell of the
+    slot names a species or its outline shows a tile's edge (``shows_edge``): bare floor in
+    a shadow's light can fit a washed yellow.  A slot with a cell read empty, or within
+    reach of an arm's skin (``beside_arm``), is left as it is; so is a slot the names found
+    would make impossible."""
+    washed = (colour.lightness >= rules.glare_lightness_min) | (
+        colour.channel_clipped.max(axis=1) >= rules.glare_clipped_min
+    )
+    slots = [
+        slot
+        for slot in profile.slots
+        if any(chars[i] == "?" and washed[i] for i in slot)
+        and all(chars[i] != "." for i in slot)
+        and not beside_arm.intersection(slot)
+        and (any(chars[i] in SPECIES_ORDER for i in slot) or shows_edge(slot))
+    ]
+    if not slots:
+        return list(chars)  # most frames: nothing washed is left unread
+    cells = LinearCells.measure(view_bgr, colour, windows)
+    share = cells.clipped_share
+    clean = np.all(
+        (share <= rules.exemplar_clear_max) | (share >= rules.exemplar_clipped_min), axis=1
+    )
+    floor_cells = [i for i, c in enumerate(chars) if c == "." and windows.plain[i]]
+    exemplars = [i for i, c in enumerate(chars) if c in SPECIES_ORDER and clean[i]]
+    exemplars += [i for i in floor_cells if clean[i]]
+    light = diffuse_light(cells, floor_cells, srgb_to_linear(floor_bgr), rules)
+    out = list(chars)
+    for slot in slots:
+        named = [
+            (exemplar_species(i, cells, chars, exemplars, light, rules) if washed[i] else None)
+            if chars[i] == "?"
+            else chars[i]
+            for i in slot
+        ]
+        filled = [c or "?" for c in named]
+        if filled != [chars[i] for i in slot] and slot_possible(filled):
+            for i, c in zip(slot, filled, strict=True):
+                out[i] = c
+    return out
+
+
+__all__ = [
+    "ExemplarRules",
+    "LinearCells",
+    "diffuse_light",
+    "exemplar_species",
+    "fill_by_exemplars",
+    "misfit",
+    "srgb_to_linear",
+]

@@ -1,0 +1,144 @@
+"""Washed tiles named against the frame's own tiles: views painted in linear light, where
+glare adds to every channel alike and the sensor clips at its limit."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from companion.boards import load_profile
+from companion.vision.canonical import CanonicalLayout
+from companion.vision.colour import hex_to_bgr
+from companion.vision.exemplars import (
+    ExemplarRules,
+    LinearCells,
+    fill_by_exemplars,
+    misfit,
+    srgb_to_linear,
+)
+from companion.vision.floor import CellColour, CellWindows
+
+PROFILE = load_profile("troia")
+LAYOUT = CanonicalLayout(PROFILE)
+WINDOWS = CellWindows(LAYOUT.cell_labels, PROFILE, LAYOUT.bonus_rings)
+RULES = ExemplarRules()
+FLOOR_BGR = np.array(hex_to_bgr(PROFILE.colours.vat_floor), dtype=np.float64)
+PLAIN = [s for s in PROFILE.slots if not any(i in PROFILE.bonus_kind for i in s)]
+
+
+def _ink(letter: str) -> np.ndarray:
+    if letter == ".":
+        return srgb_to_linear(FLOOR_BGR)
+    return srgb_to_linear(np.array(hex_to_bgr(PROFILE.colours.species[letter]), dtype=float))
+
+
+def _to_8bit(linear: np.ndarray) -> np.ndarray:
+    c = np.clip(linear, 0.0, 1.0)
+    encoded = np.where(c <= 0.0031308, 12.92 * c, 1.055 * c ** (1 / 2.4) - 0.055)
+    return np.asarray(np.round(encoded * 255.0), dtype=np.uint8)
+
+
+def _view(painted: dict[int, tuple[str, float]], light: float = 1.2) -> np.ndarray:
+    """Bare floor under ``light`` everywhere, but the ``painted`` cells: (ink, glare)."""
+    view = np.empty((*LAYOUT.cell_labels.shape, 3), dtype=np.uint8)
+    view[:] = _to_8bit(light * _ink("."))
+    for i, (letter, glare) in painted.items():
+        view[LAYOUT.cell_labels == i] = _to_8bit(light * _ink(letter) + glare)
+    return view
+
+
+def _fill(
+    view: np.ndarray, chars: list[str], edge: bool = True, rules: ExemplarRules = RULES
+) -> list[str]:
+    lab = np.asarray(cv2.cvtColor(view, cv2.COLOR_BGR2Lab), dtype=np.uint8)
+    colour = CellColour.measure(lab, view, view, WINDOWS)
+    return fill_by_exemplars(
+        chars, colour, view, WINDOWS, FLOOR_BGR, PROFILE, rules, lambda slot: edge
+    )
+
+
+def _scene(washed: str, glare: float) -> tuple[np.ndarray, list[str], tuple[int, ...]]:
+    """One slot of named tiles of every species, read; one beside it washed by ``glare``,
+    unread; the rest bare floor, read."""
+    shown, target = PLAIN[0], PLAIN[1]
+    painted = {i: (c, 0.0) for i, c in zip(shown, "RGYB", strict=True)}
+    painted |= {i: (c, glare) for i, c in zip(target, washed, strict=True)}
+    chars = ["."] * 256
+    for i, c in zip(shown, "RGYB", strict=True):
+        chars[i] = c
+    for i in target:
+        chars[i] = "?"
+    return _view(painted), chars, target
+
+
+def test_a_washed_tile_is_named_by_the_tiles_the_frame_read() -> None:
+    view, chars, target = _scene("RRGB", 0.55)
+    out = _fill(view, chars)
+    assert [out[i] for i in target] == list("RRGB")
+
+
+def test_a_washed_cell_fits_its_own_species_and_not_the_floor() -> None:
+    light = 1.2
+    red, floor = light * _ink("R"), light * _ink(".")
+    washed = np.minimum(red + 0.55, 1.0)  # red clips, green and blue remain
+    clipped = washed >= 1.0
+    free = np.zeros(3, dtype=bool)
+    assert misfit(washed, clipped, red, free, 1.0, RULES) < 1.0
+    assert misfit(washed, clipped, floor, free, 1.0, RULES) > RULES.residual_max
+    # With one channel left below the limit, any exemplar fits: nothing is told.
+    assert misfit(washed, np.array([False, True, True]), red, free, 1.0, RULES) is None
+
+
+def test_a_cell_washed_white_stays_unread() -> None:
+    view, chars, target = _scene("RRGB", 1.0)
+    out = _fill(view, chars)
+    assert [out[i] for i in target] == ["?"] * 4
+
+
+def test_a_species_no_tile_nearby_shows_is_not_guessed() -> None:
+    shown, target = PLAIN[0], PLAIN[1]
+    painted = {i: ("R", 0.0) for i in shown} | {i: ("B", 0.45) for i in target}
+    chars = ["."] * 256
+    for i in shown:
+        chars[i] = "R"
+    for i in target:
+        chars[i] = "?"
+    out = _fill(_view(painted), chars)
+    assert [out[i] for i in target] == ["?"] * 4
+
+
+def test_bare_floor_left_unread_is_no_tile_without_an_edge_or_a_named_cell() -> None:
+    # Bare floor in glare: it fits the floor best, and the slot shows no tile at all.
+    shown, target = PLAIN[0], PLAIN[1]
+    painted = {i: (c, 0.0) for i, c in zip(shown, "RGYB", strict=True)}
+    painted |= {i: (".", 0.3) for i in target}
+    chars = ["."] * 256
+    for i, c in zip(shown, "RGYB", strict=True):
+        chars[i] = c
+    for i in target:
+        chars[i] = "?"
+    view = _view(painted)
+    assert [_fill(view, chars, edge=False)[i] for i in target] == ["?"] * 4
+    assert [_fill(view, chars, edge=True)[i] for i in target] == ["?"] * 4
+
+
+def test_the_fit_needs_the_margin_over_the_runner_up() -> None:
+    view, chars, target = _scene("RRGB", 0.55)
+    strict = ExemplarRules(margin_min=1e6)
+    assert [_fill(view, chars, rules=strict)[i] for i in target] == ["?"] * 4
+
+
+def test_a_slot_with_a_cell_read_empty_is_left_alone() -> None:
+    view, chars, target = _scene("RRGB", 0.55)
+    chars[target[0]] = "."
+    out = _fill(view, chars)
+    assert [out[i] for i in target] == [".", "?", "?", "?"]
+
+
+def test_linear_cells_are_the_windows_mean_linear_light() -> None:
+    view, _chars, target = _scene("RRGB", 0.55)
+    lab = np.asarray(cv2.cvtColor(view, cv2.COLOR_BGR2Lab), dtype=np.uint8)
+    cells = LinearCells.measure(view, CellColour.measure(lab, view, view, WINDOWS), WINDOWS)
+    expected = srgb_to_linear(_to_8bit(1.2 * _ink("G") + 0.55).astype(float))
+    assert np.allclose(cells.light[target[2]], expected, atol=1e-3)
+    assert cells.clipped_share[target[0], 2] == 1.0  # the washed red's red clipped
