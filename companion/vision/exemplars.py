@@ -101,14 +101,15 @@ class LinearCells:
 
 def diffuse_light(
     cells: LinearCells,
+    clipped: NDArray[np.bool_],
     floor_cells: Collection[int],
     floor_linear: FloatArray,
     rules: ExemplarRules,
 ) -> FloatArray:
     """Per cell, the diffuse light the bare floor around it shows (``nan`` when the frame
-    reads too few floor cells): each floor cell's unclipped channels against the printed
-    floor's, weighed by the inverse square of its distance among the nearest few."""
-    clipped = cells.clipped_share >= rules.clipped_share
+    reads too few floor cells): each floor cell's unclipped channels (``clipped``: cells x
+    channels at the limit) against the printed floor's, weighed by the inverse square of
+    its distance among the nearest few."""
     floor = np.array([i for i in sorted(floor_cells) if not clipped[i].all()], dtype=np.intp)
     count = len(cells.light)
     if len(floor) < rules.floor_cells_min:
@@ -159,13 +160,14 @@ def misfit(
 def exemplar_species(
     index: int,
     cells: LinearCells,
+    clipped: NDArray[np.bool_],
     chars: list[str],
     exemplars: Collection[int],
     light: FloatArray,
     rules: ExemplarRules,
 ) -> str | None:
-    """The species cell ``index`` shows against the frame's named cells, or ``None``."""
-    clipped = cells.clipped_share >= rules.clipped_share
+    """The species cell ``index`` shows against the frame's named cells, or ``None``
+    (``clipped``: cells x channels at the limit, worked out once per frame)."""
     row, col = divmod(index, GRID)
     best: dict[str, float] = {}
     for other in exemplars:
@@ -227,22 +229,23 @@ def fill_by_exemplars(
         return list(chars)  # most frames: nothing washed is left unread
     cells = LinearCells.measure(view_bgr, colour, windows)
     share = cells.clipped_share
+    clipped = share >= rules.clipped_share
     clean = np.all(
         (share <= rules.exemplar_clear_max) | (share >= rules.exemplar_clipped_min), axis=1
     )
     floor_cells = [i for i, c in enumerate(chars) if c == "." and windows.plain[i]]
     exemplars = [i for i, c in enumerate(chars) if c in SPECIES_ORDER and clean[i]]
     exemplars += [i for i in floor_cells if clean[i]]
-    light = diffuse_light(cells, floor_cells, srgb_to_linear(floor_bgr), rules)
+    light = diffuse_light(cells, clipped, floor_cells, srgb_to_linear(floor_bgr), rules)
+
+    def named(i: int) -> str:
+        if chars[i] != "?" or not washed[i]:
+            return chars[i]
+        return exemplar_species(i, cells, clipped, chars, exemplars, light, rules) or "?"
+
     out = list(chars)
     for slot in slots:
-        named = [
-            (exemplar_species(i, cells, chars, exemplars, light, rules) if washed[i] else None)
-            if chars[i] == "?"
-            else chars[i]
-            for i in slot
-        ]
-        filled = [c or "?" for c in named]
+        filled = [named(i) for i in slot]
         if filled != [chars[i] for i in slot] and slot_possible(filled):
             for i, c in zip(slot, filled, strict=True):
                 out[i] = c
