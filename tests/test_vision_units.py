@@ -1036,6 +1036,8 @@ def test_a_cell_the_arm_only_grazes_is_still_read() -> None:
     arm[ys.min() : ys.max() + 1, xs.min() : xs.min() + 2] = True  # a sliver of the next
     assert _cells_covered(arm, cells, ARM_COVER_MAX) == frozenset({5 * 16 + 5})
     arm[ys.min() : ys.max() + 1, xs.min() : (xs.min() + xs.max()) // 2] = True
+    assert _cells_covered(arm, cells, ARM_COVER_MAX) == frozenset({5 * 16 + 5})  # half shows
+    arm[ys.min() : ys.max() + 1, xs.min() : xs.min() + (xs.max() - xs.min()) * 7 // 8] = True
     assert _cells_covered(arm, cells, ARM_COVER_MAX) == frozenset({5 * 16 + 5, 5 * 16 + 6})
     assert _cells_covered(arm, cells, 0.0) == frozenset({5 * 16 + 5, 5 * 16 + 6})
 
