@@ -74,8 +74,8 @@ SKIN_SATURATION_MAX = 0.6
 ARM_OVER_GRID_CELLS = 8
 # Share of a cell's window the arm's region (widened by its margin) may cover and the cell
 # still be read from the rest: what shows beside the arm is read without the arm's pixels.
-# Over the 196 arm frames of the photoreal and conditions sets, no cell read wrong up to
-# 0.6; at 0.8 the blurred edge of an arm in a dim corner read as a tile.
+# Over the 196 arm frames of the photoreal and conditions sets, no cell read wrong for it
+# up to 0.6; at 0.8 the blurred edge of an arm in a dim corner read as a tile.
 ARM_COVER_MAX = 0.6
 
 
