@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 
@@ -345,6 +346,7 @@ class BoardReader:
         )
         edge_min = self.outlines.rules.edge_min
 
+        @functools.cache  # the pastel and exemplar passes may ask of the same slot
         def shows_edge(slot: tuple[int, ...]) -> bool:
             edge = self.outlines.strongest_edge(frame_bgr, loc.homography, slot)
             return edge >= edge_min
