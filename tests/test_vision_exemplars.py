@@ -6,7 +6,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from companion.boards import load_profile
+from companion.boards import GRID, load_profile
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.colour import hex_to_bgr
 from companion.vision.exemplars import (
@@ -120,6 +120,25 @@ def test_bare_floor_left_unread_is_no_tile_without_an_edge_or_a_named_cell() -> 
     view = _view(painted)
     assert [_fill(view, chars, edge=False)[i] for i in target] == ["?"] * 4
     assert [_fill(view, chars, edge=True)[i] for i in target] == ["?"] * 4
+
+
+def test_a_yellow_where_bare_floor_could_be_needs_bare_floor_near_to_compare() -> None:
+    # The cream floor is a pale yellow: in a warm lamp's light it fits a washed yellow.
+    # A slot no cell of which is named is a tile only by its outline; there a yellow is
+    # named only when bare floor nearby was tried and fit clearly worse.
+    view, chars, target = _scene("YYYY", 0.3)
+    assert [_fill(view, chars)[i] for i in target] == ["Y"] * 4
+    rows, cols = zip(*(divmod(t, GRID) for t in target), strict=True)
+    far = list(chars)
+    for i, c in enumerate(chars):
+        row, col = divmod(i, GRID)
+        near = min(max(abs(row - r), abs(col - k)) for r, k in zip(rows, cols, strict=True))
+        if c == "." and near <= RULES.radius_cells:
+            far[i] = "?"  # no bare floor read near the slot
+    assert [_fill(view, far)[i] for i in target] == ["?"] * 4
+    # One cell of the slot named: a tile covers it all, and no cell of it is floor.
+    far[target[0]] = "Y"
+    assert [_fill(view, far)[i] for i in target] == ["Y"] * 4
 
 
 def test_the_fit_needs_the_margin_over_the_runner_up() -> None:

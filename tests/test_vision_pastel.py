@@ -322,6 +322,19 @@ def test_hues_are_measured_from_the_white_glare_mixes_in() -> None:
     assert _read(colour, ["?"] * 256) == ["?"] * 4
 
 
+def test_a_cell_at_the_sensors_white_under_a_warm_lamp_is_no_washed_yellow() -> None:
+    # Under a warm lamp the balance shows the sensor's white yellowish; a slot glare
+    # clipped in every channel sits at that white and shows nothing of what lies under it.
+    # The same colour where the white is neutral is a washed yellow's.
+    white = (0.0, MODEL.floor_ab[1] + 15.0)  # yellower than the floor, as a warm lamp shows
+    colour = _board({i: (255.0, *white) for i in SLOT})
+    under_lamp = _under_white(white)
+    out = fill_pastel_slots(["?"] * 256, colour, under_lamp, MODEL, PROFILE, RULES)
+    assert [out[i] for i in SLOT] == ["?"] * 4
+    out = fill_pastel_slots(["?"] * 256, colour, _under_white((0.0, 0.0)), MODEL, PROFILE, RULES)
+    assert [out[i] for i in SLOT] == ["Y"] * 4
+
+
 def _clipped_channels(colour: CellColour, cell: int, shares_bgr: tuple[float, ...]) -> CellColour:
     """``colour`` with ``cell``'s window clipped in each channel (blue, green, red) over the
     given shares."""

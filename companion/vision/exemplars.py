@@ -32,6 +32,9 @@ from companion.vision.floor import CellColour, CellWindows
 
 FloatArray = NDArray[np.float64]
 
+FLOOR = "."
+YELLOW = "Y"
+
 
 def srgb_to_linear(levels: FloatArray) -> FloatArray:
     """The sRGB transfer curve undone: 8-bit levels to linear light (0 to 1)."""
@@ -165,9 +168,16 @@ def exemplar_species(
     exemplars: Collection[int],
     light: FloatArray,
     rules: ExemplarRules,
+    floor_possible: bool = False,
 ) -> str | None:
     """The species cell ``index`` shows against the frame's named cells, or ``None``
-    (``clipped``: cells x channels at the limit, worked out once per frame)."""
+    (``clipped``: cells x channels at the limit, worked out once per frame).
+
+    The cream floor is a pale yellow: bare floor in a warm lamp's light, lifted by the
+    balance, fits a washed yellow.  Where the cell may be bare floor (``floor_possible``:
+    no cell of its slot is named, only the slot's outline tells of a tile), a yellow is
+    named only when bare floor near enough was tried and fit clearly worse.  The other
+    inks lie off the floor's hue, where no tint of light takes bare floor."""
     row, col = divmod(index, GRID)
     best: dict[str, float] = {}
     for other in exemplars:
@@ -193,6 +203,8 @@ def exemplar_species(
     kind, fit = ranked[0]
     runner = ranked[1][1] if len(ranked) > 1 else np.inf
     if kind not in SPECIES_ORDER or fit > rules.residual_max:
+        return None
+    if kind == YELLOW and floor_possible and FLOOR not in best:
         return None
     return kind if runner - fit >= rules.margin_min else None
 
@@ -221,7 +233,7 @@ def fill_by_exemplars(
         slot
         for slot in profile.slots
         if any(chars[i] == "?" and washed[i] for i in slot)
-        and all(chars[i] != "." for i in slot)
+        and all(chars[i] != FLOOR for i in slot)
         and not beside_arm.intersection(slot)
         and (any(chars[i] in SPECIES_ORDER for i in slot) or shows_edge(slot))
     ]
@@ -233,19 +245,21 @@ def fill_by_exemplars(
     clean = np.all(
         (share <= rules.exemplar_clear_max) | (share >= rules.exemplar_clipped_min), axis=1
     )
-    floor_cells = [i for i, c in enumerate(chars) if c == "." and windows.plain[i]]
+    floor_cells = [i for i, c in enumerate(chars) if c == FLOOR and windows.plain[i]]
     exemplars = [i for i, c in enumerate(chars) if c in SPECIES_ORDER and clean[i]]
     exemplars += [i for i in floor_cells if clean[i]]
     light = diffuse_light(cells, clipped, floor_cells, srgb_to_linear(floor_bgr), rules)
 
-    def named(i: int) -> str:
+    def named(i: int, floor_possible: bool) -> str:
         if chars[i] != "?" or not washed[i]:
             return chars[i]
-        return exemplar_species(i, cells, clipped, chars, exemplars, light, rules) or "?"
+        found = exemplar_species(i, cells, clipped, chars, exemplars, light, rules, floor_possible)
+        return found or "?"
 
     out = list(chars)
     for slot in slots:
-        filled = [named(i) for i in slot]
+        unnamed = not any(chars[i] in SPECIES_ORDER for i in slot)
+        filled = [named(i, unnamed) for i in slot]
         if filled != [chars[i] for i in slot] and slot_possible(filled):
             for i, c in zip(slot, filled, strict=True):
                 out[i] = c

@@ -111,6 +111,12 @@ class PastelRules:
     # the bent yellow's than green's (degrees): as clear as a tint must be of its second
     # nearest species, since a wrong yellow is as wrong as any.
     bent_yellow_margin_deg: float = 15.0
+    # A cell whose mean lies this near (Lab a, b units) the sensor's white, as the
+    # balance shows it, is white: glare clipped every channel and left no colour of its
+    # own.  Under a warm lamp that white is itself yellowish and would pass for a washed
+    # yellow.  (A cell clipped whole lies within about 1 of it, the balance's rounding;
+    # washed blues named right on photoreal frames lie 2.3 and more from a bluish white.)
+    white_offset_min: float = 1.5
 
 
 # The floor's chroma (a, b) expected at each cell, seen as bright as the cell is
@@ -122,10 +128,11 @@ def _angle(a: FloatArray, b: FloatArray) -> FloatArray:
     return np.asarray(np.degrees(np.arctan2(b, a)), dtype=np.float64)
 
 
-def _off_floor(colour: CellColour, expected: Expected) -> FloatArray:
-    """How far each cell's mean chroma lies from the floor's expected there."""
-    ea, eb = expected
-    return np.asarray(np.hypot(colour.a - ea, colour.b - eb), dtype=np.float64)
+def _chroma_from(colour: CellColour, origin: Expected) -> FloatArray:
+    """How far each cell's mean chroma lies from ``origin`` per cell (the floor expected
+    there, or the white glare takes it to)."""
+    oa, ob = origin
+    return np.asarray(np.hypot(colour.a - oa, colour.b - ob), dtype=np.float64)
 
 
 def _bent_yellow_lead(hue: FloatArray, printed: dict[str, float]) -> FloatArray:
@@ -228,7 +235,7 @@ def tinted_species(
     cyan_side = (lit.species == SPECIES_ORDER.index("B")) & (lit.past_deg < 0.0)
     reach = np.where(cyan_side, rules.tinted_blue_cyan_side_deg, rules.tinted_half_width_deg)
     tinted = (
-        (_off_floor(colour, expected) >= rules.min_floor_offset)
+        (_chroma_from(colour, expected) >= rules.min_floor_offset)
         & (np.minimum(grey.chroma, lit.chroma) >= rules.tinted_min_chroma)
         & (grey.species == lit.species)
         & (np.abs(lit.past_deg) <= reach)
@@ -305,10 +312,16 @@ def fill_pastel_slots(
     if not slots:
         return list(cells)  # most frames: no evidence to weigh
     expected = floor.expected(colour.lightness)
-    seen = pastel_species(colour, expected, model, rules)
-    tinted = tinted_species(colour, expected, model, rules, floor.white())
+    white = floor.white()
+    blank = _chroma_from(colour, white) < rules.white_offset_min
+    seen = [
+        None if blank[i] else letter
+        for i, letter in enumerate(pastel_species(colour, expected, model, rules))
+    ]
+    tinted = tinted_species(colour, expected, model, rules, white)
     yellow = floor_hued(colour, expected, rules) | bent_yellow(colour, expected, model, rules)
-    off_floor = _off_floor(colour, expected)
+    yellow &= ~blank
+    off_floor = _chroma_from(colour, expected)
     glare = (colour.lightness >= rules.min_lightness) | (colour.clipped >= rules.glare_clipped_min)
     washed = glare | (colour.lightness >= rules.tinted_min_lightness)
     out = list(cells)
