@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.colour import PixelClass
 from companion.vision.pixels import bounding_box, pixel_coords
+from companion.vision.surround import SheetSurround
 
 # Smallest foreign patch on the bare sheet taken as a hand (mm²); a leaning dominus covers
 # far less of the sheet outside the worker strips.
@@ -53,6 +54,9 @@ REDUCE = 2
 # keeps about its chroma, glare is paler, and glare that clips red turns it green.  On
 # the sheet's outer edge such a patch is a foreign object.
 FOREIGN_AB_MIN = 12.0
+# A patch on the sheet this share lit skin is an arm's, whatever lies beyond the sheet's
+# edge (the coloured patches of clear frames hold at most 0.14 skin).
+SEED_SKIN_SHARE = 0.3
 
 
 def hand_mask(
@@ -62,6 +66,7 @@ def hand_mask(
     layout: CanonicalLayout,
     lab: NDArray[np.uint8] | None = None,
     sheet_ab: tuple[float, float] | None = None,
+    surround: SheetSurround | None = None,
 ) -> NDArray[np.bool_] | None:
     """The region covered by a hand, or ``None`` when no hand reaches over the board.
 
@@ -70,7 +75,10 @@ def hand_mask(
     sheet and clearly coloured (an arm in shadow can look as red as a tile; glare or a
     shadow on the sheet is not coloured), or, given ``lab`` (the analysis Lab view) and
     the sheet's chroma there (``sheet_ab``), of no class but far from the sheet's chroma
-    (see FOREIGN_AB_MIN).  The region then grows through skin as broad as a hand and,
+    (see FOREIGN_AB_MIN).  Given the frame beyond the sheet (``surround``), patches with
+    little skin count only when their colour goes on past the sheet's edge, as an arm's
+    does: a coloured shadow or the tablecloth bowed in by the lens stops there.  The
+    region then grows through skin as broad as a hand and,
     given ``lab``, through the colour of the arm's own patch on the sheet.
     """
     s = layout.px_per_mm / REDUCE
@@ -93,6 +101,14 @@ def hand_mask(
         if apart.any():
             n, labels, seeds = _patches(patch | apart, min_px)
     if not seeds:
+        return None
+    # Skin reaching in from the view's edge is an arm's; so is a patch on the sheet that is
+    # mostly skin, or whose colour goes on past the sheet's edge.
+    if (
+        surround is not None
+        and not reaching.any()
+        and not _an_arm_among(labels, seeds, small_skin, surround)
+    ):
         return None
     grow = skin_any[::REDUCE, ::REDUCE].astype(np.uint8)
     grow = _u8(cv2.morphologyEx(grow, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)))
@@ -154,6 +170,18 @@ def _patches(patch: NDArray[np.bool_], min_px: float) -> tuple[int, NDArray[np.i
     n, labels, stats, _ = cv2.connectedComponentsWithStats(found, connectivity=8)
     seeds = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= min_px]
     return n, np.asarray(labels, np.int32), seeds
+
+
+def _an_arm_among(
+    labels: NDArray[np.int32], seeds: list[int], skin: NDArray[np.bool_], surround: SheetSurround
+) -> bool:
+    """Whether any of the patches ``seeds`` is an arm's: mostly skin, or of a colour that
+    goes on beyond the sheet's edge."""
+    skin_px = np.bincount(labels[skin], minlength=int(labels.max()) + 1)
+    sizes = np.bincount(labels.ravel(), minlength=int(labels.max()) + 1)
+    if any(skin_px[i] >= SEED_SKIN_SHARE * sizes[i] for i in seeds):
+        return True
+    return any(surround.goes_on(labels == i) for i in seeds)
 
 
 def _chosen(count: int, labels: NDArray[np.int32], seeds: list[int]) -> NDArray[np.bool_]:

@@ -45,7 +45,7 @@ from companion.vision.floor import (
 from companion.vision.gaps import GapRules, SlotGaps
 from companion.vision.illumination import SheetLight, grouped_medians, sheet_colour, sheet_strips
 from companion.vision.localize import BoardLocator, BoardNotFound, CameraPose, estimate_pose
-from companion.vision.occlusion import LIT_SKIN_REACH_MM, hand_mask, within_reach
+from companion.vision.occlusion import LIT_SKIN_REACH_MM, REDUCE, hand_mask, within_reach
 from companion.vision.outline import (
     OutlineRules,
     SlotOutlines,
@@ -58,6 +58,7 @@ from companion.vision.shade import ShadeRules, lift_shadows
 from companion.vision.shaded_floor import ShadedFloorRules, prove_shaded_floor_by_hue
 from companion.vision.shadows import PrintUnderShadow, ShadowRules
 from companion.vision.slot_print import SlotPrint, SlotPrintRules, prove_floor_by_print
+from companion.vision.surround import SheetSurround
 from companion.vision.walls import CellWalls, WallRules
 from companion.vision.workers import (
     WorkerObservation,
@@ -255,6 +256,12 @@ class BoardReader:
         sheet = sheet_colour(strips)
         light = SheetLight.measure(view, self.layout, sheet, strips)
         sorted_ = self._classified(view, light)
+        surround = SheetSurround(
+            frame_bgr,
+            loc.homography,
+            self.profile.geometry.sheet_mm,
+            self.layout.px_per_mm / REDUCE,
+        )
         hand, shadow = self._arm_or_shadow(
             hand_mask(
                 sorted_.classes,
@@ -263,6 +270,7 @@ class BoardReader:
                 self.layout,
                 sorted_.lab,
                 self._sheet_ab,
+                surround,
             ),
             view,
         )
@@ -275,7 +283,14 @@ class BoardReader:
             # (A second lamp's tint along the sheet's edge is no arm's colour to follow.)
             single = self._classified(view, SheetLight(sheet, None))
             single_hand, single_shadow = self._arm_or_shadow(
-                hand_mask(single.classes, single.skin, single.skin_any, self.layout), view
+                hand_mask(
+                    single.classes,
+                    single.skin,
+                    single.skin_any,
+                    self.layout,
+                    surround=surround,
+                ),
+                view,
             )
             shadow = single_shadow if shadow is None else shadow
             more = self._cells_under(single_hand) - self._cells_under(hand)

@@ -1,0 +1,93 @@
+"""What lies beyond the sheet's edge, on frames drawn with OpenCV: a sheet laid on a
+tablecloth, seen straight down."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.boards import load_profile
+from companion.vision.canonical import CanonicalLayout
+from companion.vision.colour import PixelClass
+from companion.vision.occlusion import REDUCE, hand_mask
+from companion.vision.surround import SheetSurround
+
+PROFILE = load_profile("troia")
+LAYOUT = CanonicalLayout(PROFILE)
+SHEET_MM = PROFILE.geometry.sheet_mm
+SCALE = LAYOUT.px_per_mm / REDUCE  # the hand search's view
+CLOTH = (150, 60, 20)  # a blue tablecloth (BGR)
+SHEET = (200, 225, 235)
+SLEEVE = (40, 120, 220)  # orange
+
+
+def _frame(offset_px: float = 60.0) -> tuple[NDArray[np.uint8], NDArray[np.float64]]:
+    """A frame 1.2 px per mm with the sheet's corner ``offset_px`` in from the top left,
+    and the homography from board mm to its pixels."""
+    homography = np.array([[1.2, 0.0, offset_px], [0.0, 1.2, offset_px], [0.0, 0.0, 1.0]])
+    width = round(SHEET_MM[0] * 1.2 + 2 * 60)
+    height = round(SHEET_MM[1] * 1.2 + 2 * 60)
+    frame = np.full((height, width, 3), CLOTH, np.uint8)
+    x0, y0 = round(offset_px), round(offset_px)
+    x1, y1 = round(offset_px + SHEET_MM[0] * 1.2), round(offset_px + SHEET_MM[1] * 1.2)
+    cv2.rectangle(frame, (x0, y0), (x1 - 1, y1 - 1), SHEET, -1)
+    return frame, homography
+
+
+def _paint_mm(
+    frame: NDArray[np.uint8], homography: NDArray[np.float64], x_mm: tuple[float, float]
+) -> None:
+    """Paints the sleeve over board x in ``x_mm`` (negative: beyond the sheet), y 150-210."""
+    (x0, y0), (x1, y1) = (
+        (homography[0, 0] * x + homography[0, 2], homography[1, 1] * y + homography[1, 2])
+        for x, y in ((x_mm[0], 150.0), (x_mm[1], 210.0))
+    )
+    cv2.rectangle(frame, (max(round(x0), 0), round(y0)), (round(x1), round(y1)), SLEEVE, -1)
+
+
+def _patch() -> NDArray[np.bool_]:
+    """The patch on the sheet's outer band, at the hand search's scale."""
+    height, width = LAYOUT.size_px[1] // REDUCE, LAYOUT.size_px[0] // REDUCE
+    patch = np.zeros((height, width), dtype=bool)
+    patch[round(155 * SCALE) : round(205 * SCALE), 0 : round(10 * SCALE)] = True
+    return patch
+
+
+def test_a_sleeve_crossing_the_edge_goes_on_and_a_patch_that_stops_there_does_not() -> None:
+    frame, homography = _frame()
+    _paint_mm(frame, homography, (0.0, 12.0))  # on the sheet only: a coloured shadow
+    surround = SheetSurround(frame, homography, SHEET_MM, SCALE)
+    assert not surround.goes_on(_patch())
+    frame, homography = _frame()
+    _paint_mm(frame, homography, (-60.0, 12.0))  # from beyond the edge: an arm
+    assert SheetSurround(frame, homography, SHEET_MM, SCALE).goes_on(_patch())
+
+
+def test_where_the_frame_ends_at_the_sheets_edge_nothing_is_ruled_out() -> None:
+    frame, homography = _frame(offset_px=0.0)
+    _paint_mm(frame, homography, (0.0, 12.0))
+    assert SheetSurround(frame, homography, SHEET_MM, SCALE).goes_on(_patch())
+
+
+def test_a_coloured_patch_on_the_edge_is_an_arm_only_where_it_goes_on_beyond() -> None:
+    # The classes show a broad orange patch across the outer band (no skin): an arm's
+    # sleeve if the frame shows it going on past the sheet, else a shadow's tint.
+    width, height = LAYOUT.size_px
+    classes = np.full((height, width), PixelClass.NEUTRAL, np.uint8)
+    s = LAYOUT.px_per_mm
+    classes[round(150 * s) : round(210 * s), 0 : round(12 * s)] = PixelClass.Y
+    no_skin = np.zeros((height, width), dtype=bool)
+    lab = np.full((height, width, 3), 128, np.uint8)
+    frame, homography = _frame()
+    _paint_mm(frame, homography, (0.0, 12.0))
+    stops = SheetSurround(frame, homography, SHEET_MM, SCALE)
+    assert hand_mask(classes, no_skin, no_skin, LAYOUT, lab) is not None
+    assert hand_mask(classes, no_skin, no_skin, LAYOUT, lab, surround=stops) is None
+    frame, homography = _frame()
+    _paint_mm(frame, homography, (-60.0, 12.0))
+    crosses = SheetSurround(frame, homography, SHEET_MM, SCALE)
+    assert hand_mask(classes, no_skin, no_skin, LAYOUT, lab, surround=crosses) is not None
+    # Skin on the sheet is an arm's whatever lies beyond.
+    skin = classes == PixelClass.Y
+    assert hand_mask(classes, skin, no_skin, LAYOUT, lab, surround=stops) is not None
