@@ -17,8 +17,8 @@ from numpy.typing import NDArray
 
 from companion.vision.canonical import board_view
 
-# The sheet's outermost millimetres (its cut edge, a homography a pixel off) are left
-# out of what lies beyond it.
+# The first millimetres beyond the sheet's edge (its cut edge and the shadow under it, a
+# homography a pixel off) are left out of what lies beyond it.
 SURROUND_GAP_MM = 3.0
 # How far (mm) beyond the sheet's edge, and along it from a patch, the frame is looked
 # at: more than a blurred edge, less than the width of an arm.
@@ -38,9 +38,9 @@ SURROUND_SEEN_MIN = 0.3
 
 
 class SheetSurround:
-    """The sheet and a strip around it, resampled top-down at ``px_per_mm`` on demand:
-    most frames never ask (no coloured patch on the sheet's edge), and the warp is then
-    skipped."""
+    """The frame around the sheet, resampled top-down at ``px_per_mm`` where asked: most
+    frames never ask (no coloured patch on the sheet's edge), and each ask resamples only
+    the box around its patch."""
 
     def __init__(
         self,
@@ -53,47 +53,47 @@ class SheetSurround:
         self._homography = homography
         self._sheet_mm = sheet_mm
         self._s = px_per_mm
-        self._pad = round((SURROUND_GAP_MM + SURROUND_REACH_MM) * px_per_mm) + 1
 
     @functools.cached_property
-    def _lab(self) -> NDArray[np.uint8]:
-        """The padded view in Lab, with pixels outside the frame left black."""
-        width = round(self._sheet_mm[0] * self._s) + 2 * self._pad
-        height = round(self._sheet_mm[1] * self._s) + 2 * self._pad
-        origin = (-self._pad / self._s, -self._pad / self._s)
-        view = board_view(self._frame, self._homography, self._s, origin, (width, height))
-        return np.asarray(cv2.cvtColor(view, cv2.COLOR_BGR2Lab), dtype=np.uint8)
-
-    @functools.cached_property
-    def _in_frame(self) -> NDArray[np.bool_]:
-        """Pixels of the padded view that lie inside the camera's frame."""
+    def _frame_on_board(self) -> NDArray[np.float64]:
+        """The frame's corners carried onto the board (mm): under a homography, the frame
+        covers the quadrilateral they make."""
         height, width = self._frame.shape[:2]
-        inside = np.full((height, width), 255, dtype=np.uint8)
-        lab = self._lab  # same geometry
-        origin = (-self._pad / self._s, -self._pad / self._s)
-        seen = board_view(inside, self._homography, self._s, origin, lab.shape[1::-1])
-        return np.asarray(seen == 255, dtype=bool)
-
-    @functools.cached_property
-    def _beyond(self) -> NDArray[np.bool_]:
-        """The strip beyond the sheet's edge, past its outermost millimetres."""
-        lab = self._lab
-        gap = round(SURROUND_GAP_MM * self._s)
-        beyond = np.ones(lab.shape[:2], dtype=bool)
-        beyond[self._pad - gap : -self._pad + gap, self._pad - gap : -self._pad + gap] = False
-        return beyond
+        corners = np.array([[[0, 0], [width, 0], [width, height], [0, height]]], np.float64)
+        on_board = cv2.perspectiveTransform(corners, np.linalg.inv(self._homography))[0]
+        # Held to a sane range: a corner near the horizon maps very far away.
+        return np.asarray(np.clip(on_board, -1e5, 1e5), dtype=np.float64)
 
     def goes_on(self, patch: NDArray[np.bool_]) -> bool:
         """Whether the colour of ``patch`` (a mask over the sheet at this scale) goes on
         beyond the sheet's edge near it, or the frame does not show what lies there."""
-        lab = self._lab
-        placed = np.zeros(lab.shape[:2], dtype=np.uint8)
-        pad = self._pad
-        placed[pad : pad + patch.shape[0], pad : pad + patch.shape[1]] = patch
-        reach = 2 * round(SURROUND_REACH_MM * self._s) + 1
-        near = cv2.dilate(placed, np.ones((reach, reach), np.uint8)) > 0
-        strip = near & self._beyond
-        seen = strip & self._in_frame
+        s = self._s
+        reach = round(SURROUND_REACH_MM * s)
+        ys, xs = np.nonzero(patch)
+        if len(ys) == 0:
+            return False
+        # The box around the patch, as far as the strip beyond it reaches (px of the
+        # sheet's view, which may run past the sheet).
+        x0, y0 = int(xs.min()) - reach, int(ys.min()) - reach
+        x1, y1 = int(xs.max()) + reach + 1, int(ys.max()) + reach + 1
+        size = (x1 - x0, y1 - y0)
+        view = board_view(self._frame, self._homography, s, (x0 / s, y0 / s), size)
+        lab = np.asarray(cv2.cvtColor(view, cv2.COLOR_BGR2Lab), dtype=np.uint8)
+        placed = np.zeros((size[1], size[0]), dtype=np.uint8)
+        placed[ys - y0, xs - x0] = 1
+        near = cv2.dilate(placed, np.ones((2 * reach + 1, 2 * reach + 1), np.uint8)) > 0
+        gap = round(SURROUND_GAP_MM * s)
+        width, height = round(self._sheet_mm[0] * s), round(self._sheet_mm[1] * s)
+        beyond = np.ones_like(near)
+        beyond[
+            max(-gap - y0, 0) : max(height + gap - y0, 0),
+            max(-gap - x0, 0) : max(width + gap - x0, 0),
+        ] = False
+        in_frame = np.zeros_like(placed)
+        polygon = np.round(self._frame_on_board * s - (x0, y0)).astype(np.int32)
+        cv2.fillConvexPoly(in_frame, polygon, 1)
+        strip = near & beyond
+        seen = strip & (in_frame > 0)
         strip_px = int(np.count_nonzero(strip))
         seen_px = int(np.count_nonzero(seen))
         if strip_px == 0 or seen_px < SURROUND_SEEN_MIN * strip_px:
