@@ -261,8 +261,9 @@ def read_workers(
     settled by predicted silhouettes, pieces sized again with their width once the unsure
     spaces beside them are settled, touching pairs of one colour checked against their
     predicted silhouettes, a second dominus of a colour doubted, the other
-    unsized pieces of a colour whose dominus is read taken as vilici, and a piece in the
-    light's own colour doubted.
+    unsized pieces of a colour whose dominus is read taken as vilici, a piece whose core
+    shows the sheet's colour beside it doubted, and a piece in the light's own colour
+    doubted.
     """
     cores = _read_cores(classes, layout, pose, rules, blocked)
     codes = _read_beside_neighbours(cores, classes, layout, pose, rules)
@@ -280,6 +281,7 @@ def read_workers(
     out = _pairs_by_silhouette(out, measures, classes, layout, pose, rules)
     out = one_dominus_per_colour(out, rules)
     out = vilici_beside_the_dominus(out, _with_dark_cores_named(codes, cores, lab, layout, rules))
+    out = _doubt_pieces_like_the_sheet_beside(out, cores, lab, layout, rules)
     return doubt_the_lights_colour(out, classes, layout, rules)
 
 
@@ -337,6 +339,39 @@ def _empty_like_the_sheet_beside(
             and -rules.sheet_darker_max <= step <= rules.sheet_brighter_max
         ):
             result[line] = replace(obs, code=None)
+    return result
+
+
+def _doubt_pieces_like_the_sheet_beside(
+    out: list[WorkerObservation],
+    cores: CoreReadings,
+    lab: NDArray[np.uint8],
+    layout: CanonicalLayout,
+    rules: WorkerRules,
+) -> list[WorkerObservation]:
+    """A piece whose core shows the colour of the bare sheet beside its space, as bright,
+    is unread: a lamp's hot spot can tip the sheet over a tile class's edge inside a
+    printed circle (its ring darkens the core a little), where a piece shows its own
+    ink."""
+    result = list(out)
+    s = layout.px_per_mm
+    lines = [line for line, obs in enumerate(out) if obs.code not in (None, "?")]
+    if not lines:
+        return result
+    pixels, inside = _discs(lab, cores.centres_px[lines], rules.core_radius_mm * s)
+    for k, line in enumerate(lines):
+        rows, cols = _sheet_beside(layout, line)
+        sheet = lab[rows, cols][layout.outer_mask[rows, cols]]
+        if sheet.size == 0:
+            continue
+        core = pixels[k][inside[k]].astype(np.float64).mean(axis=0)
+        lightness, a, b = np.median(sheet.astype(np.float64), axis=0).tolist()
+        step = (core[0] - lightness) / max(lightness, 1.0)
+        if (
+            math.hypot(core[1] - a, core[2] - b) <= rules.sheet_match_max
+            and -rules.sheet_brighter_max <= step <= rules.sheet_brighter_max
+        ):
+            result[line] = replace(out[line], code="?")
     return result
 
 
