@@ -358,7 +358,7 @@ def test_an_arm_the_lamp_balance_half_hides_is_taken_from_the_single_balance(
     body = edge.copy()
     body[300:, 100:300] = True  # the whole arm, reaching far over the grid
     shown = iter([edge, body])
-    monkeypatch.setattr(reader_module, "hand_mask", lambda *args: next(shown))
+    monkeypatch.setattr(reader_module, "hand_mask", lambda *args, **kwargs: next(shown))
     # The regions are drawn over a frame with no arm: the print shows through them, so
     # the test of shadows is set aside.
     monkeypatch.setattr(PrintUnderShadow, "shows_through", lambda *args: False)
