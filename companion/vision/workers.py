@@ -38,6 +38,7 @@ from companion.vision.colour import (
     dark_inks_named,
     lab_scale,
 )
+from companion.vision.illumination import grouped_medians
 from companion.vision.localize import CameraPose
 from companion.vision.pixels import pixel_coords
 from companion.vision.silhouettes import SilhouetteRules, decide, rank, rank_pair
@@ -359,13 +360,15 @@ def _doubt_pieces_like_the_sheet_beside(
     if not lines:
         return result
     pixels, inside = _discs(lab, cores.centres_px[lines], rules.core_radius_mm * s)
+    counts = np.maximum(inside.sum(axis=(1, 2)), 1)[:, None]
+    cores_lab = (pixels * inside[..., None]).sum(axis=(1, 2)) / counts
+    sheets = _sheet_beside_medians(lab, layout, lines)
     for k, line in enumerate(lines):
-        rows, cols = _sheet_beside(layout, line)
-        sheet = lab[rows, cols][layout.outer_mask[rows, cols]]
-        if sheet.size == 0:
+        sheet = sheets[k]
+        if sheet is None:
             continue
-        core = pixels[k][inside[k]].astype(np.float64).mean(axis=0)
-        lightness, a, b = np.median(sheet.astype(np.float64), axis=0).tolist()
+        core = cores_lab[k]
+        lightness, a, b = sheet
         step = (core[0] - lightness) / max(lightness, 1.0)
         if (
             math.hypot(core[1] - a, core[2] - b) <= rules.sheet_match_max
@@ -373,6 +376,25 @@ def _doubt_pieces_like_the_sheet_beside(
         ):
             result[line] = replace(out[line], code="?")
     return result
+
+
+def _sheet_beside_medians(
+    lab: NDArray[np.uint8], layout: CanonicalLayout, lines: list[int]
+) -> list[tuple[float, float, float] | None]:
+    """The median colour of the bare sheet beside each of ``lines`` (see
+    :func:`_sheet_beside`), ``None`` where none shows: one histogram pass for all."""
+    chunks: list[NDArray[np.uint8]] = []
+    groups: list[NDArray[np.intp]] = []
+    for k, line in enumerate(lines):
+        rows, cols = _sheet_beside(layout, line)
+        sheet = lab[rows, cols][layout.outer_mask[rows, cols]]
+        chunks.append(sheet)
+        groups.append(np.full(len(sheet), k, dtype=np.intp))
+    medians = grouped_medians(np.concatenate(chunks), np.concatenate(groups), len(lines))
+    return [
+        (float(m[0]), float(m[1]), float(m[2])) if len(chunk) else None
+        for m, chunk in zip(medians, chunks, strict=True)
+    ]
 
 
 def _pairs_by_silhouette(
