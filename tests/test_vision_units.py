@@ -1288,20 +1288,25 @@ def test_an_empty_space_in_a_light_the_classes_do_not_know_has_the_sheets_colour
     assert all(o.code == "?" for o in with_arm)
 
 
-def test_a_piece_with_the_colour_of_the_sheet_beside_it_is_unread() -> None:
-    # A warm lamp's hot spot tips the sheet inside a printed circle into the yellow class:
-    # the pixels make a yellow vilicus, but the core shows the sheet's own colour, as
-    # bright.  A yellow piece shows its ink.
+def _core_disc_of_space_5() -> tuple[CanonicalLayout, CameraPose, NDArray[np.bool_]]:
+    """A layout, a camera pose, and a disc of 6 mm radius on the core of worker space 5."""
     layout = CanonicalLayout(load_profile("troia"))
     pose = CameraPose((250.0, 250.0), 700.0)
     width, height = layout.size_px
     s = layout.px_per_mm
-    classes = np.full((height, width), PixelClass.NEUTRAL, np.uint8)
     x, y = core_centre_mm(layout, pose, 5)
     yy, xx = np.mgrid[0:height, 0:width]
-    disc = (xx + 0.5 - x * s) ** 2 + (yy + 0.5 - y * s) ** 2 <= (6.0 * s) ** 2
+    return layout, pose, (xx + 0.5 - x * s) ** 2 + (yy + 0.5 - y * s) ** 2 <= (6.0 * s) ** 2
+
+
+def test_a_piece_with_the_colour_of_the_sheet_beside_it_is_unread() -> None:
+    # A warm lamp's hot spot tips the sheet inside a printed circle into the yellow class:
+    # the pixels make a yellow vilicus, but the core shows the sheet's own colour, as
+    # bright.  A yellow piece shows its ink.
+    layout, pose, disc = _core_disc_of_space_5()
+    classes = np.full(disc.shape, PixelClass.NEUTRAL, np.uint8)
     classes[disc] = PixelClass.Y
-    lab = np.full((height, width, 3), (240, 122, 158), np.uint8)  # the sheet, warm-lit
+    lab = np.full((*disc.shape, 3), (240, 122, 158), np.uint8)  # the sheet, warm-lit
     background = (240.0, 0.0, 0.0)
     assert read_workers(classes, lab, layout, pose, WorkerRules(), background)[5].code == "?"
     lab[disc] = (200, 130, 200)  # a yellow ink
@@ -1311,15 +1316,10 @@ def test_a_piece_with_the_colour_of_the_sheet_beside_it_is_unread() -> None:
 def test_a_core_too_dark_for_colour_is_never_settled_empty() -> None:
     # Only darkness at the space's base, no colour: the silhouettes alone would find no
     # piece there, but darkness at a base is a piece's shaded faces, never bare sheet.
-    layout = CanonicalLayout(load_profile("troia"))
-    pose = CameraPose((250.0, 250.0), 700.0)
-    width, height = layout.size_px
-    s = layout.px_per_mm
-    classes = np.full((height, width), PixelClass.NEUTRAL, np.uint8)
-    x, y = core_centre_mm(layout, pose, 5)
-    yy, xx = np.mgrid[0:height, 0:width]
-    classes[(xx + 0.5 - x * s) ** 2 + (yy + 0.5 - y * s) ** 2 <= (6.0 * s) ** 2] = PixelClass.DARK
-    lab = np.full((height, width, 3), 128, np.uint8)
+    layout, pose, disc = _core_disc_of_space_5()
+    classes = np.full(disc.shape, PixelClass.NEUTRAL, np.uint8)
+    classes[disc] = PixelClass.DARK
+    lab = np.full((*disc.shape, 3), 128, np.uint8)
     observed = read_workers(classes, lab, layout, pose, WorkerRules(), (200.0, 0.0, 0.0))
     assert observed[5].code == "?"
     assert observed[4].code is None and observed[6].code is None
