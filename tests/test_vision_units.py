@@ -44,7 +44,7 @@ from companion.vision.illumination import (
 )
 from companion.vision.localize import CameraPose, estimate_pose
 from companion.vision.occlusion import hand_mask, within_reach
-from companion.vision.reader import SKIN_SATURATION_MAX, skin_toned_red
+from companion.vision.reader import SKIN_SATURATION_MAX, skin_over_ink, skin_toned_red
 from companion.vision.render import Shot, random_camera
 from companion.vision.workers import (
     CoreReadings,
@@ -1144,6 +1144,19 @@ def test_every_core_disc_in_one_pass_is_the_disc_cut_out_alone() -> None:
             if (px - x) ** 2 + (py - y) ** 2 <= radius * radius
         )
         assert sorted(values[k][inside[k]].tolist()) == want
+
+
+def test_skin_over_a_cell_near_the_arm_undoes_an_ink_no_skin_shares() -> None:
+    # Near the arm, a third of a yellow cell's window in skin's colours is the arm's lit
+    # fingers; a red's pixels fall among skin's colours anyway (its own test is
+    # skin_toned_red), and away from the arm nothing is undone.
+    cells = ["."] * 256
+    cells[10], cells[11], cells[12], cells[13], cells[14] = "Y", "G", "R", "B", "Y"
+    skin = np.zeros(256)
+    skin[[10, 11, 12, 14]] = 0.35
+    skin[13] = 0.1
+    near = frozenset({10, 11, 12, 13})
+    assert skin_over_ink(cells, skin, near) == [10, 11]
 
 
 def test_skin_toned_red_takes_each_cells_median_saturation() -> None:

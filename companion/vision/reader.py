@@ -70,6 +70,12 @@ from companion.vision.workers import (
 
 RECENTRE_MIN = 2  # Lab units of sheet chroma offset worth correcting
 SKIN_SATURATION_MAX = 0.6
+# Within reach of an arm, a cell named blue, green or yellow (inks no skin shares, where
+# a red's pixels fall among skin's colours) with this share of its window skin-coloured
+# shows the arm's lit fingers, not the ink it was named from (conditions 12080: a
+# third, over a green).
+SKIN_OVER_INK_MIN = 0.3
+SKINLESS_INKS = frozenset("BGY")
 # Under the single balance a warm lamp can light a patch of the sheet's edge like skin; an
 # arm hidden by the place-by-place balance reaches over the grid, over this many cells (two
 # slots) at least beyond what that balance showed of it.
@@ -373,6 +379,9 @@ class BoardReader:
                 cells[i] = "?"
             reach = within_reach(hand, self.layout.px_per_mm, LIT_SKIN_REACH_MM)
             near = _cells_covered(reach, self._cell_pixels, 0.0)
+            skin = self._cell_pixels.covered(sorted_.skin_any) / self._cell_pixels.sizes
+            for i in skin_over_ink(cells, skin, near):
+                cells[i] = "?"
             cells = doubt_clipped_floor(
                 cells, colour, near, lambda asked: self.walls.shown(view, asked), self.profile.slots
             )
@@ -486,6 +495,17 @@ def skin_toned_red(
     found, start, count = np.unique(owner, return_index=True, return_counts=True)
     middle = (ranked[start + (count - 1) // 2] + ranked[start + count // 2]) / 2
     return [int(cell) for cell in found[middle < SKIN_SATURATION_MAX]]
+
+
+def skin_over_ink(
+    cells: list[str], skin_share: NDArray[np.float64], near: frozenset[int]
+) -> list[int]:
+    """Cells ``near`` an arm named an ink no skin shares, with a good share of their
+    window skin-coloured (``skin_share``): the arm's lit fingers, which the balance can
+    take into a tile class, not the tile under them."""
+    return [
+        i for i in sorted(near) if cells[i] in SKINLESS_INKS and skin_share[i] >= SKIN_OVER_INK_MIN
+    ]
 
 
 def _lightness(bgr: tuple[float, float, float]) -> float:
