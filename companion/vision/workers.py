@@ -308,7 +308,7 @@ def _empty_like_the_sheet_beside(
     ``background`` is the sheet's colour (8-bit Lab lightness, a and b about 0).
     """
     result = list(out)
-    s = layout.px_per_mm
+    lines = []
     for line, obs in enumerate(out):
         shares = cores.fractions.get(line)
         if obs.code != "?" or shares is None:
@@ -318,15 +318,18 @@ def _empty_like_the_sheet_beside(
             or shares[PixelClass.DARK] > rules.bare_dark_max
         ):
             continue
-        rows, cols = _sheet_beside(layout, line)
-        sheet = lab[rows, cols][layout.outer_mask[rows, cols]]
-        if sheet.size == 0:
+        lines.append(line)
+    if not lines:
+        return result
+    cores_lab, sheets = _cores_and_sheets_beside(lab, cores, layout, rules, lines)
+    for k, line in enumerate(lines):
+        sheet = sheets[k]
+        if sheet is None:
             continue
-        centre = cores.centres_px[line : line + 1]
-        pixels, inside = _discs(lab, centre, rules.core_radius_mm * s)
-        core = pixels[0][inside[0]].astype(np.float64).mean(axis=0)
-        lightness, a, b = np.median(sheet.astype(np.float64), axis=0).tolist()
-        shaded = shadow is not None and bool(shadow[round(centre[0, 1]), round(centre[0, 0])])
+        core = cores_lab[k]
+        lightness, a, b = sheet
+        centre = cores.centres_px[line]
+        shaded = shadow is not None and bool(shadow[round(centre[1]), round(centre[0])])
         if a - 128.0 > background[1] + rules.sheet_redder_max and not shaded:
             continue
         step = (core[0] - lightness) / max(lightness, 1.0)
@@ -339,7 +342,7 @@ def _empty_like_the_sheet_beside(
             <= rules.sheet_match_max
             and -rules.sheet_darker_max <= step <= rules.sheet_brighter_max
         ):
-            result[line] = replace(obs, code=None)
+            result[line] = replace(out[line], code=None)
     return result
 
 
@@ -355,14 +358,10 @@ def _doubt_pieces_like_the_sheet_beside(
     printed circle (its ring darkens the core a little), where a piece shows its own
     ink."""
     result = list(out)
-    s = layout.px_per_mm
     lines = [line for line, obs in enumerate(out) if obs.code not in (None, "?")]
     if not lines:
         return result
-    pixels, inside = _discs(lab, cores.centres_px[lines], rules.core_radius_mm * s)
-    counts = np.maximum(inside.sum(axis=(1, 2)), 1)[:, None]
-    cores_lab = (pixels * inside[..., None]).sum(axis=(1, 2)) / counts
-    sheets = _sheet_beside_medians(lab, layout, lines)
+    cores_lab, sheets = _cores_and_sheets_beside(lab, cores, layout, rules, lines)
     for k, line in enumerate(lines):
         sheet = sheets[k]
         if sheet is None:
@@ -376,6 +375,22 @@ def _doubt_pieces_like_the_sheet_beside(
         ):
             result[line] = replace(out[line], code="?")
     return result
+
+
+def _cores_and_sheets_beside(
+    lab: NDArray[np.uint8],
+    cores: CoreReadings,
+    layout: CanonicalLayout,
+    rules: WorkerRules,
+    lines: list[int],
+) -> tuple[NDArray[np.float64], list[tuple[float, float, float] | None]]:
+    """For each of ``lines``: the mean colour of its core (lines x Lab) and the median
+    colour of the bare sheet beside it (see :func:`_sheet_beside`; ``None`` where none
+    shows), both for all the lines at once."""
+    pixels, inside = _discs(lab, cores.centres_px[lines], rules.core_radius_mm * layout.px_per_mm)
+    counts = np.maximum(inside.sum(axis=(1, 2)), 1)[:, None]
+    cores_lab = (pixels * inside[..., None]).sum(axis=(1, 2)) / counts
+    return np.asarray(cores_lab, np.float64), _sheet_beside_medians(lab, layout, lines)
 
 
 def _sheet_beside_medians(
