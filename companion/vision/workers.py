@@ -321,13 +321,7 @@ def _empty_like_the_sheet_beside(
         lines.append(line)
     if not lines:
         return result
-    cores_lab, sheets = _cores_and_sheets_beside(lab, cores, layout, rules, lines)
-    for k, line in enumerate(lines):
-        sheet = sheets[k]
-        if sheet is None:
-            continue
-        core = cores_lab[k]
-        lightness, a, b = sheet
+    for line, core, (lightness, a, b) in _cores_and_sheets_beside(lab, cores, layout, rules, lines):
         centre = cores.centres_px[line]
         shaded = shadow is not None and bool(shadow[round(centre[1]), round(centre[0])])
         if a - 128.0 > background[1] + rules.sheet_redder_max and not shaded:
@@ -361,13 +355,7 @@ def _doubt_pieces_like_the_sheet_beside(
     lines = [line for line, obs in enumerate(out) if obs.code not in (None, "?")]
     if not lines:
         return result
-    cores_lab, sheets = _cores_and_sheets_beside(lab, cores, layout, rules, lines)
-    for k, line in enumerate(lines):
-        sheet = sheets[k]
-        if sheet is None:
-            continue
-        core = cores_lab[k]
-        lightness, a, b = sheet
+    for line, core, (lightness, a, b) in _cores_and_sheets_beside(lab, cores, layout, rules, lines):
         step = (core[0] - lightness) / max(lightness, 1.0)
         if (
             math.hypot(core[1] - a, core[2] - b) <= rules.sheet_match_max
@@ -383,14 +371,19 @@ def _cores_and_sheets_beside(
     layout: CanonicalLayout,
     rules: WorkerRules,
     lines: list[int],
-) -> tuple[NDArray[np.float64], list[tuple[float, float, float] | None]]:
-    """For each of ``lines``: the mean colour of its core (lines x Lab) and the median
-    colour of the bare sheet beside it (see :func:`_sheet_beside`; ``None`` where none
-    shows), both for all the lines at once."""
+) -> list[tuple[int, NDArray[np.float64], tuple[float, float, float]]]:
+    """For each of ``lines`` beside which bare sheet shows: the line, the mean colour of
+    its core (Lab) and the median colour of that sheet (see :func:`_sheet_beside`), all
+    measured at once."""
     pixels, inside = _discs(lab, cores.centres_px[lines], rules.core_radius_mm * layout.px_per_mm)
     counts = np.maximum(inside.sum(axis=(1, 2)), 1)[:, None]
-    cores_lab = (pixels * inside[..., None]).sum(axis=(1, 2)) / counts
-    return np.asarray(cores_lab, np.float64), _sheet_beside_medians(lab, layout, lines)
+    cores_lab = np.asarray((pixels * inside[..., None]).sum(axis=(1, 2)) / counts, np.float64)
+    sheets = _sheet_beside_medians(lab, layout, lines)
+    return [
+        (line, cores_lab[k], sheet)
+        for k, (line, sheet) in enumerate(zip(lines, sheets, strict=True))
+        if sheet is not None
+    ]
 
 
 def _sheet_beside_medians(
