@@ -13,6 +13,7 @@ from companion.vision.exemplars import (
     ExemplarRules,
     LinearCells,
     fill_by_exemplars,
+    lamp_colour,
     misfit,
     srgb_to_linear,
 )
@@ -161,3 +162,27 @@ def test_linear_cells_are_the_windows_mean_linear_light() -> None:
     expected = srgb_to_linear(_to_8bit(1.2 * _ink("G") + 0.55).astype(float))
     assert np.allclose(cells.light[target[2]], expected, atol=1e-3)
     assert cells.clipped_share[target[0], 2] == 1.0  # the washed red's red clipped
+
+
+def test_glare_takes_the_lamps_colour_before_the_balance() -> None:
+    # Under a warm lamp the camera sees the glare warm: it lifts red most and blue least.
+    # Fitted along the lamp's colour, a washed red matches the red seen beside it; fitted
+    # as if the glare were grey in the camera's light, it does not.
+    lamp = np.array([0.45, 0.75, 1.0])  # linear BGR, as a 2700 K lamp
+    red = lamp * 1.2 * _ink("R")
+    washed = np.minimum(lamp * (1.2 * _ink("R") + 0.7), 1.0)
+    clipped = washed >= 1.0
+    free = np.zeros(3, dtype=bool)
+    assert clipped.tolist() == [False, False, True]
+    warm = misfit(washed, clipped, red, free, 1.0, RULES, lamp)
+    grey = misfit(washed, clipped, red, free, 1.0, RULES)
+    assert warm is not None and warm < 1.0
+    assert grey is not None and grey > RULES.residual_max
+
+
+def test_the_lamps_colour_comes_from_the_balances_gains() -> None:
+    # The balance lifts blue most under a warm lamp: the lamp gave blue least.
+    lamp = lamp_colour(np.array([[1.4, 1.1, 0.9], [1.0, 1.0, 1.0]]))
+    assert lamp[0].argmin() == 0 and lamp[0].argmax() == 2
+    assert lamp[0].max() == 1.0
+    assert np.allclose(lamp[1], 1.0)

@@ -426,3 +426,47 @@ def test_a_washed_blue_bent_towards_cyan_is_still_blue() -> None:
     purple = _board({SLOT[2]: _polar(210.0, 9.0, blue + 35.0)})
     assert _read(cyan, cells)[2] == "B"
     assert _read(purple, cells)[2] == "?"
+
+
+def test_red_clipped_alone_counts_as_yellow_only_with_blue_far_below_green() -> None:
+    # Glare on a yellow can clip red while green stays just below the limit: its green
+    # and blue are still far apart.  A washed red clips red alone too, but holds its
+    # green and blue level.
+    layout = CanonicalLayout(PROFILE)
+    windows = CellWindows(layout.cell_labels, PROFILE, layout.bonus_rings)
+    view = np.full((*layout.cell_labels.shape, 3), (168, 195, 207), dtype=np.uint8)
+    balanced = view.copy()
+    yellow, red = SLOT[0], SLOT[1]
+    for cell, raw, bal in (
+        (yellow, (186, 240, 255), (191, 238, 235)),
+        (red, (201, 219, 255), (207, 217, 234)),
+    ):
+        view[layout.cell_labels == cell] = raw
+        balanced[layout.cell_labels == cell] = bal
+    lab = np.asarray(cv2.cvtColor(balanced, cv2.COLOR_BGR2Lab), dtype=np.uint8)
+    flagged = yellow_clipped(CellColour.measure(lab, view, balanced, windows))
+    assert flagged[yellow]
+    assert not flagged[red]
+
+
+def test_inside_a_tile_the_channel_glare_clipped_first_names_a_washed_cell() -> None:
+    # Two cells read red prove a tile; a third is washed nearly white, its mean too pale
+    # for any hue.  The channel its glare clipped first still names it; outside a known
+    # tile that proves nothing, and a cell in the shade is not asked.
+    pale = _lab((247.0, 242.0, 237.0))
+    colour = _board({SLOT[2]: pale, SLOT[3]: pale})
+    cells = ["."] * 256
+    cells[SLOT[0]], cells[SLOT[1]], cells[SLOT[2]], cells[SLOT[3]] = "R", "R", "?", "?"
+    assert _read(colour, cells)[2:] == ["?", "?"]
+
+    def blue_first(cell: int) -> str | None:
+        return "B" if cell == SLOT[2] else None
+
+    out = fill_pastel_slots(cells, colour, FLOOR, MODEL, PROFILE, RULES, first_clipped=blue_first)
+    assert [out[i] for i in SLOT] == ["R", "R", "B", "?"]
+    lone = ["?"] * 256
+    out = fill_pastel_slots(lone, colour, FLOOR, MODEL, PROFILE, RULES, first_clipped=blue_first)
+    assert [out[i] for i in SLOT] == ["?"] * 4
+    shaded = _board({SLOT[2]: _lab((120.0, 116.0, 112.0)), SLOT[3]: pale})
+    out = fill_pastel_slots(cells, shaded, FLOOR, MODEL, PROFILE, RULES, first_clipped=blue_first)
+    assert out[SLOT[2]] == "?"

@@ -129,6 +129,17 @@ def diffuse_light(
     return np.asarray((weight * level[nearest]).sum(axis=1) / weight.sum(axis=1), np.float64)
 
 
+def lamp_colour(gains_srgb: FloatArray) -> FloatArray:
+    """The lamp's colour in the camera's linear light (BGR, largest channel 1), from the
+    white balance's 8-bit gains there: balanced, the lamp's white is neutral, so each
+    channel of it was dimmed by its gain, raised to the sRGB curve's power."""
+    colour = np.power(np.maximum(np.asarray(gains_srgb, np.float64), 1e-6), -2.4)
+    return np.asarray(colour / colour.max(axis=-1, keepdims=True), np.float64)
+
+
+NEUTRAL = np.ones(3)
+
+
 def misfit(
     cell: FloatArray,
     cell_clipped: NDArray[np.bool_],
@@ -136,18 +147,23 @@ def misfit(
     exemplar_clipped: NDArray[np.bool_],
     light_ratio: float,
     rules: ExemplarRules,
+    lamp: FloatArray = NEUTRAL,
 ) -> float | None:
     """How far (linear light x 255, root mean square over channels) ``cell`` lies from
-    ``exemplar`` lit by about ``light_ratio`` times its diffuse light plus any glare, or
-    ``None`` when too few channels are below the limit in both to tell."""
+    ``exemplar`` lit by about ``light_ratio`` times its diffuse light plus any glare of the
+    ``lamp``'s colour (:func:`lamp_colour`), or ``None`` when too few channels are below
+    the limit in both to tell."""
     free = ~cell_clipped & ~exemplar_clipped
     if int(free.sum()) < rules.free_channels_min:
         return None
     spread = np.log(rules.light_factor_max)
     factors = light_ratio * np.exp(np.linspace(-spread, spread, rules.light_steps))
     predicted = factors[:, None] * exemplar[None, :]  # steps x channels, before glare
-    glare = (cell[None, free] - predicted[:, free]).mean(axis=1)
-    predicted = predicted + glare[:, None]
+    # The glare's strength that fits the free channels best (least squares along the
+    # lamp's colour).
+    along = lamp[free]
+    glare = (cell[None, free] - predicted[:, free]) @ along / float(along @ along)
+    predicted = predicted + glare[:, None] * lamp[None, :]
     error = np.zeros_like(predicted)
     error[:, free] = cell[None, free] - predicted[:, free]
     # The cell clipped where the exemplar did not: the fit must reach the limit there.
@@ -169,9 +185,11 @@ def exemplar_species(
     light: FloatArray,
     rules: ExemplarRules,
     floor_possible: bool = False,
+    lamp: FloatArray = NEUTRAL,
 ) -> str | None:
     """The species cell ``index`` shows against the frame's named cells, or ``None``
-    (``clipped``: cells x channels at the limit, worked out once per frame).
+    (``clipped``: cells x channels at the limit, worked out once per frame; ``lamp``: the
+    lamp's colour at the cell, :func:`lamp_colour`).
 
     The cream floor is a pale yellow: bare floor in a warm lamp's light, lifted by the
     balance, fits a washed yellow.  Where the cell may be bare floor (``floor_possible``:
@@ -193,6 +211,7 @@ def exemplar_species(
             clipped[other],
             float(ratio) if np.isfinite(ratio) else 1.0,
             rules,
+            lamp,
         )
         if fit is not None:
             kind = chars[other]
@@ -219,13 +238,15 @@ def fill_by_exemplars(
     rules: ExemplarRules,
     shows_edge: Callable[[tuple[int, ...]], bool] = lambda slot: False,
     beside_arm: frozenset[int] = frozenset(),
+    gains: FloatArray | None = None,
 ) -> list[str]:
     """Unread washed cells of slots that hold a tile, named against the frame's own tiles
-    (``floor_bgr``: the printed floor colour, 8-bit).  A tile is there when a cell of the
-    slot names a species or its outline shows a tile's edge (``shows_edge``): bare floor in
-    a shadow's light can fit a washed yellow.  A slot with a cell read empty, or within
-    reach of an arm's skin (``beside_arm``), is left as it is; so is a slot the names found
-    would make impossible."""
+    (``floor_bgr``: the printed floor colour, 8-bit; ``gains``: the white balance's 8-bit
+    gains at each cell, cells x BGR, which give the glare's colour; neutral without).  A
+    tile is there when a cell of the slot names a species or its outline shows a tile's
+    edge (``shows_edge``): bare floor in a shadow's light can fit a washed yellow.  A slot
+    with a cell read empty, or within reach of an arm's skin (``beside_arm``), is left as
+    it is; so is a slot the names found would make impossible."""
     washed = (colour.lightness >= rules.glare_lightness_min) | (
         colour.channel_clipped.max(axis=1) >= rules.glare_clipped_min
     )
@@ -249,11 +270,14 @@ def fill_by_exemplars(
     exemplars = [i for i, c in enumerate(chars) if c in SPECIES_ORDER and clean[i]]
     exemplars += [i for i in floor_cells if clean[i]]
     light = diffuse_light(cells, clipped, floor_cells, srgb_to_linear(floor_bgr), rules)
+    lamps = np.ones((len(chars), 3)) if gains is None else lamp_colour(gains)
 
     def named(i: int, floor_possible: bool) -> str:
         if chars[i] != "?" or not washed[i]:
             return chars[i]
-        found = exemplar_species(i, cells, clipped, chars, exemplars, light, rules, floor_possible)
+        found = exemplar_species(
+            i, cells, clipped, chars, exemplars, light, rules, floor_possible, lamps[i]
+        )
         return found or "?"
 
     out = list(chars)
@@ -272,6 +296,7 @@ __all__ = [
     "diffuse_light",
     "exemplar_species",
     "fill_by_exemplars",
+    "lamp_colour",
     "misfit",
     "srgb_to_linear",
 ]

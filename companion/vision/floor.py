@@ -50,6 +50,11 @@ CLIPPED_MIN = 0.5
 # was, and a green ink's blue is no lower than its red, a red ink's no lower than its
 # green less 6, a blue ink's far higher.  The floor's blue lies 27 below its green.
 YELLOW_CLIPPED_BLUE_MARGIN = 15
+# Where the sensor clipped red but not green, balanced blue this far below green shows a
+# yellow or the floor too: green and blue inks would have clipped their own brightest
+# channel first, and a red's green and blue lie within the tiles' print spread of each
+# other (washed reds of photoreal frames: 9 to 10; washed yellows: 43 and more).
+YELLOW_RED_CLIPPED_BLUE_MARGIN = 30
 # Brightness factors along which the floor's clipped colour is traced (darker to brighter).
 # No darker than half: deeper in a shadow the floor's chroma shrinks towards none, and a
 # dark sleeve's nearly colourless black would then pass for bare floor.
@@ -154,8 +159,9 @@ class CellWindows:
 @dataclass(frozen=True)
 class CellColour:
     """Per cell window: mean Lab (analysis space, a and b centred on 0), and how much of it
-    the sensor clipped in two or more channels, in any, and in red and green with blue
-    clearly below them once balanced (see YELLOW_CLIPPED_BLUE_MARGIN)."""
+    the sensor clipped in two or more channels, in any, and in red with blue clearly below
+    the other channels once balanced (see YELLOW_CLIPPED_BLUE_MARGIN and
+    YELLOW_RED_CLIPPED_BLUE_MARGIN)."""
 
     lightness: FloatArray
     a: FloatArray
@@ -184,7 +190,7 @@ class CellColour:
         each = np.asarray(limited, dtype=np.uint8)
         blue, green, red = cv2.split(each)
         at_limit = cv2.add(cv2.add(blue, green), red)
-        yellow = _yellow_clipped(cv2.min(red, green), balanced[windows.box])
+        yellow = _yellow_clipped(red, green, balanced[windows.box])
         return cls(
             means[:, 0],
             means[:, 1] - 128.0,
@@ -196,14 +202,17 @@ class CellColour:
         )
 
 
-def _yellow_clipped(red_and_green: NDArray[Any], balanced: NDArray[np.uint8]) -> NDArray[np.uint8]:
-    """1 where the camera clipped red and green (``red_and_green``: 1 there) and the
-    balanced blue lies clearly below both balanced red and green (see
-    YELLOW_CLIPPED_BLUE_MARGIN), else 0."""
-    b, g, r = cv2.split(np.ascontiguousarray(balanced))
-    lowest = cv2.min(g, r).astype(np.int16)
-    below = b.astype(np.int16) <= lowest - YELLOW_CLIPPED_BLUE_MARGIN
-    return np.asarray(below & (red_and_green > 0), dtype=np.uint8)
+def _yellow_clipped(
+    red: NDArray[Any], green: NDArray[Any], balanced: NDArray[np.uint8]
+) -> NDArray[np.uint8]:
+    """1 where the camera clipped red (``red``: 1 there) and the balanced blue lies clearly
+    below the other channels: below both balanced red and green where green clipped too
+    (``green``: 1 there; see YELLOW_CLIPPED_BLUE_MARGIN), below green by more where it
+    did not (YELLOW_RED_CLIPPED_BLUE_MARGIN); else 0."""
+    b, g, r = (c.astype(np.int16) for c in cv2.split(np.ascontiguousarray(balanced)))
+    both = (green > 0) & (b <= np.minimum(g, r) - YELLOW_CLIPPED_BLUE_MARGIN)
+    red_alone = (green == 0) & (b <= g - YELLOW_RED_CLIPPED_BLUE_MARGIN)
+    return np.asarray((both | red_alone) & (red > 0), dtype=np.uint8)
 
 
 @dataclass(frozen=True)
@@ -501,8 +510,8 @@ def low_channels_clipped(colour: CellColour, species: str) -> NDArray[np.bool_]:
 
 
 def yellow_clipped(colour: CellColour) -> NDArray[np.bool_]:
-    """Cells clipped in red and green over most of their window with blue clearly below
-    them: a washed yellow or the floor, never a green, blue or red ink."""
+    """Cells clipped in red (and green, or not yet) over most of their window with blue
+    clearly below: a washed yellow or the floor, never a green, blue or red ink."""
     return np.asarray(colour.yellow_clipped >= WASHED_OUT_MIN)
 
 

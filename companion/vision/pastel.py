@@ -18,6 +18,10 @@ their own side of the hue circle (green nearest) or lose their hue to white.  So
 whose red and green both clipped while blue did not, at the hue clipping bends a yellow
 to: no other ink clips two channels short of white.
 
+Inside such a slot, too, a washed cell one of whose channels glare clipped before the
+others is the species that holds that channel highest (see
+:mod:`~companion.vision.first_clipped`).
+
 Glare mixes the sensor's white into a tile, and the balance shows that white tinted where
 a lamp is coloured (:meth:`~companion.vision.floor.FloorModel.white`): a tint's hue is
 measured from there.
@@ -295,10 +299,13 @@ def fill_pastel_slots(
     rules: PastelRules,
     shows_edge: Callable[[tuple[int, ...]], bool] = lambda slot: False,
     beside_arm: frozenset[int] = frozenset(),
+    first_clipped: Callable[[int], str | None] = lambda cell: None,
 ) -> list[str]:
     """Unread cells of slots that hold a tile, read from their mean colour where glare
     left too few pixels of it in any class.  ``shows_edge`` tells whether a slot's
-    outline shows a tile's edge (:class:`~companion.vision.outline.SlotOutlines`).
+    outline shows a tile's edge (:class:`~companion.vision.outline.SlotOutlines`);
+    ``first_clipped`` names the species whose brightest channel a cell's glare clipped
+    first (:mod:`~companion.vision.first_clipped`), asked only inside a known tile.
 
     Skin has a pale red's hue: a slot with a cell ``beside_arm`` (within reach of an
     arm's lit skin) is left as it is."""
@@ -345,7 +352,11 @@ def fill_pastel_slots(
         # one on its own, but inside a tile it names the species where glare washed the
         # cell (the floor's hue can only be a washed yellow).
         filled = [
-            g or (tinted[i] if washed[i] else None) or ("Y" if yellow[i] else "?")
+            g
+            or (tinted[i] if washed[i] else None)
+            or ("Y" if yellow[i] else None)
+            or (first_clipped(i) if glare[i] else None)
+            or "?"
             for i, g in zip(slot, guesses, strict=True)
         ]
         if slot_possible(filled):

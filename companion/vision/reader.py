@@ -32,6 +32,7 @@ from companion.vision.colour import (
     hex_to_bgr,
 )
 from companion.vision.exemplars import ExemplarRules, fill_by_exemplars
+from companion.vision.first_clipped import FirstClippedRules, first_clipped_species
 from companion.vision.floor import (
     CellColour,
     CellWindows,
@@ -152,6 +153,7 @@ class BoardReader:
         self.slot_print = SlotPrint(profile, self.layout.px_per_mm, SlotPrintRules())
         self.shaded_floor_rules = ShadedFloorRules()
         self.exemplar_rules = ExemplarRules()
+        self.first_clipped_rules = FirstClippedRules()
 
     def _arm_or_shadow(
         self, region: NDArray[np.bool_] | None, view: NDArray[np.uint8]
@@ -385,8 +387,22 @@ class BoardReader:
             cells = doubt_clipped_floor(
                 cells, colour, near, lambda asked: self.walls.shown(view, asked), self.profile.slots
             )
+
+        def first_clipped(cell: int) -> str | None:
+            return first_clipped_species(
+                view, sorted_.balanced, self._windows, cell, self.first_clipped_rules
+            )
+
         cells = fill_pastel_slots(
-            cells, colour, floor, self.colours, self.profile, self.pastel_rules, shows_edge, near
+            cells,
+            colour,
+            floor,
+            self.colours,
+            self.profile,
+            self.pastel_rules,
+            shows_edge,
+            near,
+            first_clipped,
         )
         cells = fill_by_exemplars(
             cells,
@@ -398,6 +414,7 @@ class BoardReader:
             self.exemplar_rules,
             shows_edge,
             near,
+            gains,
         )
         if fitted is not None:
             # The arm was found under the single balance, but the second lamp may be real
