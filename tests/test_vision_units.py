@@ -1336,3 +1336,17 @@ def test_a_core_too_dark_for_colour_is_never_settled_empty() -> None:
     observed = read_workers(classes, lab, layout, pose, WorkerRules(), (200.0, 0.0, 0.0))
     assert observed[5].code == "?"
     assert observed[4].code is None and observed[6].code is None
+
+
+def test_an_empty_core_far_more_saturated_than_the_sheet_beside_it_is_unread() -> None:
+    # A yellow vilicus in a warm lamp's shade: its core falls in the sheet's class, but it
+    # is half as bright as the sheet beside it and far more saturated.  Bare sheet in the
+    # same shade keeps the sheet's saturation and stays empty.
+    layout, pose, disc = _core_disc_of_space_5()
+    classes = np.full(disc.shape, PixelClass.NEUTRAL, np.uint8)
+    lab = np.full((*disc.shape, 3), (206, 127, 139), np.uint8)  # the sheet, sat 0.14
+    background = (206.0, 0.0, 10.0)
+    lab[disc] = (106, 126, 150)  # sat 0.53: a yellow's base in shade
+    assert read_workers(classes, lab, layout, pose, WorkerRules(), background)[5].code == "?"
+    lab[disc] = (106, 127, 134)  # the sheet in the same shade: sat 0.15
+    assert read_workers(classes, lab, layout, pose, WorkerRules(), background)[5].code is None
