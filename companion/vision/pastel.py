@@ -79,9 +79,10 @@ class PastelRules:
     min_cells_seen: int = 2
     # ... or one, when it lies this far off the floor (a tile's own colour, where a
     # neighbour's spill tints a cell less) or its own pixels named it, every other cell
-    # is at the floor's hue (a tile mostly yellow, washed) and the slot's outline shows a
-    # tile's edge.  (A cell read from its pixels stands however pale its mean: the yellow
-    # glare around it pales the mean, not the pixels that named it.)
+    # is at the floor's hue (a tile mostly yellow, washed) and either the slot's outline
+    # shows a tile's edge or glare clipped first the channel that cell's ink holds highest
+    # (see first_clipped).  (A cell read from its pixels stands however pale its mean: the
+    # yellow glare around it pales the mean, not the pixels that named it.)
     lone_cell_offset_min: float = 12.0
     # Inside a tile, a cell this close to the floor's hue is a washed yellow: on photoreal
     # glare frames washed yellows lie from 7 degrees on the red side to 26 on the green
@@ -340,12 +341,15 @@ def fill_pastel_slots(
             for i, c in zip(slot, chars, strict=True)
         ]
         known = [i for i, g in zip(slot, guesses, strict=True) if g is not None]
+        lone = dict(zip(slot, guesses, strict=True)).get(known[0]) if len(known) == 1 else None
         if len(known) < rules.min_cells_seen and not (
             len(known) == 1
             and known[0] not in profile.bonus_kind
             and (out[known[0]] != "?" or off_floor[known[0]] >= rules.lone_cell_offset_min)
             and all(yellow[i] for i in slot if i != known[0])
-            and shows_edge(slot)
+            # The tile's edge, or the lone cell's glare clipping first the channel its
+            # hue's ink holds highest: a tint from a lamp spreads over its neighbours too.
+            and (first_clipped(known[0]) == lone or shows_edge(slot))
         ):
             continue
         # Only now a tile is known: a faint tint or the floor's own hue is no evidence of
