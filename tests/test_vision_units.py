@@ -1344,9 +1344,9 @@ def test_an_empty_core_far_more_saturated_than_the_sheet_beside_it_is_unread() -
     # same shade keeps the sheet's saturation and stays empty.
     layout, pose, disc = _core_disc_of_space_5()
     classes = np.full(disc.shape, PixelClass.NEUTRAL, np.uint8)
-    lab = np.full((*disc.shape, 3), (206, 127, 139), np.uint8)  # the sheet, sat 0.14
+    lab = np.full((*disc.shape, 3), (206, 127, 139), np.uint8)  # the sheet: 0.11
     background = (206.0, 0.0, 10.0)
-    lab[disc] = (106, 126, 150)  # sat 0.53: a yellow's base in shade
+    lab[disc] = (106, 126, 150)  # 0.38 (chroma for L* + 16): a yellow's base in shade
     assert read_workers(classes, lab, layout, pose, WorkerRules(), background)[5].code == "?"
-    lab[disc] = (106, 127, 134)  # the sheet in the same shade: sat 0.15
+    lab[disc] = (106, 127, 134)  # the sheet in the same shade: 0.11
     assert read_workers(classes, lab, layout, pose, WorkerRules(), background)[5].code is None
