@@ -11,7 +11,7 @@ from companion.boards import load_profile
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.colour import ColourModel, hex_to_bgr
 from companion.vision.floor import CellColour, CellWindows, FloorModel, yellow_clipped
-from companion.vision.pastel import PastelRules, fill_pastel_slots
+from companion.vision.pastel import PastelRules, fill_pastel_slots, fill_washed_tiles
 
 PROFILE = load_profile("troia")
 MODEL = ColourModel.from_profile(PROFILE)
@@ -493,3 +493,22 @@ def test_inside_a_tile_the_channel_glare_clipped_first_names_a_washed_cell() -> 
     shaded = _board({SLOT[2]: _lab((120.0, 116.0, 112.0)), SLOT[3]: pale})
     out = fill_pastel_slots(cells, shaded, FLOOR, MODEL, PROFILE, RULES, first_clipped=blue_first)
     assert out[SLOT[2]] == "?"
+
+
+def test_a_tile_the_exemplars_name_a_cell_of_is_read_again_as_a_known_tile() -> None:
+    calls: list[list[str]] = []
+
+    def pastel(chars: list[str]) -> list[str]:
+        calls.append(chars)
+        known = "R" in chars
+        return ["Y" if known and c == "?" else c for c in chars]
+
+    def exemplars(chars: list[str]) -> list[str]:
+        return ["R", *chars[1:]]
+
+    assert fill_washed_tiles(["?", "?", "?"], pastel, exemplars) == ["R", "Y", "Y"]
+    assert len(calls) == 2
+    # Where the exemplars name nothing new, the pastel pass is not run again.
+    calls.clear()
+    assert fill_washed_tiles(["R", "?", "Y"], pastel, lambda chars: chars) == ["R", "Y", "Y"]
+    assert len(calls) == 1

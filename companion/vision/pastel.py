@@ -369,10 +369,25 @@ def fill_pastel_slots(
     return out
 
 
+def fill_washed_tiles(
+    cells: list[str],
+    pastel: Callable[[list[str]], list[str]],
+    exemplars: Callable[[list[str]], list[str]],
+) -> list[str]:
+    """Washed tiles read by their mean colours (``pastel``: :func:`fill_pastel_slots`
+    bound to a frame), then against the frame's own tiles (``exemplars``:
+    :func:`~companion.vision.exemplars.fill_by_exemplars`); a slot the exemplars named a
+    cell of holds a known tile from then on, so the pastel pass reads it again."""
+    read = pastel(cells)
+    named = exemplars(read)
+    return named if named == read else pastel(named)
+
+
 __all__ = [
     "PastelRules",
     "bent_yellow",
     "fill_pastel_slots",
+    "fill_washed_tiles",
     "floor_hued",
     "pastel_species",
     "tinted_species",

@@ -53,7 +53,7 @@ from companion.vision.outline import (
     doubt_bright_floor_by_walls,
     prove_floor_by_outline,
 )
-from companion.vision.pastel import PastelRules, fill_pastel_slots
+from companion.vision.pastel import PastelRules, fill_pastel_slots, fill_washed_tiles
 from companion.vision.pixels import pixel_coords
 from companion.vision.shade import ShadeRules, lift_shadows
 from companion.vision.shaded_floor import ShadedFloorRules, prove_shaded_floor_by_hue
@@ -393,29 +393,34 @@ class BoardReader:
                 view, sorted_.balanced, self._windows, cell, self.first_clipped_rules
             )
 
-        cells = fill_pastel_slots(
-            cells,
-            colour,
-            floor,
-            self.colours,
-            self.profile,
-            self.pastel_rules,
-            shows_edge,
-            near,
-            first_clipped,
-        )
-        cells = fill_by_exemplars(
-            cells,
-            colour,
-            view,
-            self._windows,
-            self._printed_floor_bgr,
-            self.profile,
-            self.exemplar_rules,
-            shows_edge,
-            near,
-            gains,
-        )
+        def pastel(chars: list[str]) -> list[str]:
+            return fill_pastel_slots(
+                chars,
+                colour,
+                floor,
+                self.colours,
+                self.profile,
+                self.pastel_rules,
+                shows_edge,
+                near,
+                first_clipped,
+            )
+
+        def exemplars(chars: list[str]) -> list[str]:
+            return fill_by_exemplars(
+                chars,
+                colour,
+                view,
+                self._windows,
+                self._printed_floor_bgr,
+                self.profile,
+                self.exemplar_rules,
+                shows_edge,
+                near,
+                gains,
+            )
+
+        cells = fill_washed_tiles(cells, pastel, exemplars)
         if fitted is not None:
             # The arm was found under the single balance, but the second lamp may be real
             # as well: a colour one balance shows and the other does not may be the
