@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+from vision_helpers import linear_to_8bit
 
 from companion.boards import GRID, load_profile
 from companion.vision.canonical import CanonicalLayout
@@ -33,18 +34,12 @@ def _ink(letter: str) -> np.ndarray:
     return srgb_to_linear(np.array(hex_to_bgr(PROFILE.colours.species[letter]), dtype=float))
 
 
-def _to_8bit(linear: np.ndarray) -> np.ndarray:
-    c = np.clip(linear, 0.0, 1.0)
-    encoded = np.where(c <= 0.0031308, 12.92 * c, 1.055 * c ** (1 / 2.4) - 0.055)
-    return np.asarray(np.round(encoded * 255.0), dtype=np.uint8)
-
-
 def _view(painted: dict[int, tuple[str, float]], light: float = 1.2) -> np.ndarray:
     """Bare floor under ``light`` everywhere, but the ``painted`` cells: (ink, glare)."""
     view = np.empty((*LAYOUT.cell_labels.shape, 3), dtype=np.uint8)
-    view[:] = _to_8bit(light * _ink("."))
+    view[:] = linear_to_8bit(light * _ink("."))
     for i, (letter, glare) in painted.items():
-        view[LAYOUT.cell_labels == i] = _to_8bit(light * _ink(letter) + glare)
+        view[LAYOUT.cell_labels == i] = linear_to_8bit(light * _ink(letter) + glare)
     return view
 
 
@@ -159,7 +154,7 @@ def test_linear_cells_are_the_windows_mean_linear_light() -> None:
     view, _chars, target = _scene("RRGB", 0.55)
     lab = np.asarray(cv2.cvtColor(view, cv2.COLOR_BGR2Lab), dtype=np.uint8)
     cells = LinearCells.measure(view, CellColour.measure(lab, view, view, WINDOWS), WINDOWS)
-    expected = srgb_to_linear(_to_8bit(1.2 * _ink("G") + 0.55).astype(float))
+    expected = srgb_to_linear(linear_to_8bit(1.2 * _ink("G") + 0.55).astype(float))
     assert np.allclose(cells.light[target[2]], expected, atol=1e-3)
     assert cells.clipped_share[target[0], 2] == 1.0  # the washed red's red clipped
 

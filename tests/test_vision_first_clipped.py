@@ -4,6 +4,7 @@ adds the lamp's colour to every channel and the sensor clips at its limit."""
 from __future__ import annotations
 
 import numpy as np
+from vision_helpers import linear_to_8bit
 
 from companion.boards import load_profile
 from companion.vision.canonical import CanonicalLayout
@@ -23,19 +24,13 @@ RULES = FirstClippedRules()
 CELL = 0
 
 
-def _to_8bit(linear: np.ndarray) -> np.ndarray:
-    c = np.clip(linear, 0.0, 1.0)
-    encoded = np.where(c <= 0.0031308, 12.92 * c, 1.055 * c ** (1 / 2.4) - 0.055)
-    return np.asarray(np.round(encoded * 255.0), dtype=np.uint8)
-
-
 def _washed(letter: str, glare: float, lamp: tuple[float, float, float] = (1.0, 1.0, 1.0)):
     """One pixel of an ink (``.``: the floor) lit by a lamp of the given colour (linear
     BGR) with ``glare`` of the lamp's light added, as the camera gives it and balanced."""
     hex_colour = PROFILE.colours.vat_floor if letter == "." else PROFILE.colours.species[letter]
     ink = srgb_to_linear(np.array(hex_to_bgr(hex_colour), dtype=float))
     colour = np.asarray(lamp)
-    raw = _to_8bit(colour * (1.1 * ink + glare))
+    raw = linear_to_8bit(colour * (1.1 * ink + glare))
     gains = colour ** (-1 / 2.4) / max(colour ** (-1 / 2.4))  # the balance dims, never lifts
     balanced = np.asarray(np.round(raw * gains), dtype=np.uint8)
     return raw, balanced

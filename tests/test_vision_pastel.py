@@ -151,28 +151,19 @@ def test_one_tile_coloured_cell_and_floor_hued_ones_need_the_tiles_edge() -> Non
     assert [without[i] for i in SLOT] == ["?"] * 4
     assert [with_edge[i] for i in SLOT] == ["R", "Y", "Y", "Y"]
     # Or the red cell's glare clipped red first, over a green and blue held level: a red
-    # ink's order, which a lamp's tint would lay on the cells beside it too.
-    red_first = fill_pastel_slots(
-        cells,
-        colour,
-        FLOOR,
-        MODEL,
-        PROFILE,
-        RULES,
-        first_clipped=lambda cell: "R" if cell == SLOT[0] else None,
-    )
-    assert [red_first[i] for i in SLOT] == ["R", "Y", "Y", "Y"]
-    # A first clipped channel that names another ink than the hue proves nothing.
-    other = fill_pastel_slots(
-        cells,
-        colour,
-        FLOOR,
-        MODEL,
-        PROFILE,
-        RULES,
-        first_clipped=lambda cell: "Y" if cell == SLOT[0] else None,
-    )
-    assert [other[i] for i in SLOT] == ["?"] * 4
+    # ink's order, which a lamp's tint would lay on the cells beside it too.  A first
+    # clipped channel that names another ink than the hue proves nothing.
+    for first, expected in (("R", ["R", "Y", "Y", "Y"]), ("Y", ["?"] * 4)):
+        out = fill_pastel_slots(
+            cells,
+            colour,
+            FLOOR,
+            MODEL,
+            PROFILE,
+            RULES,
+            first_clipped=lambda cell, first=first: first if cell == SLOT[0] else None,
+        )
+        assert [out[i] for i in SLOT] == expected, first
 
 
 def test_a_cell_read_from_its_pixels_counts_however_faint_its_mean() -> None:

@@ -80,3 +80,10 @@ def wash_slots(
         blended = out[sel] * (1 - strength) + towards_bgr * strength
         out[sel] = np.clip(blended, 0, 255).astype(np.uint8)
     return out
+
+
+def linear_to_8bit(linear: NDArray[np.float64]) -> NDArray[np.uint8]:
+    """Linear light (0 to 1, clipped at the sensor's limit) to 8-bit sRGB levels."""
+    c = np.clip(linear, 0.0, 1.0)
+    encoded = np.where(c <= 0.0031308, 12.92 * c, 1.055 * c ** (1 / 2.4) - 0.055)
+    return np.asarray(np.round(encoded * 255.0), dtype=np.uint8)

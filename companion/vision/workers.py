@@ -408,10 +408,7 @@ def _doubt_empty_cores_unlike_the_sheet_beside(
     ]
     if not lines:
         return result
-    pixels, inside = _discs(lab, cores.centres_px[lines], rules.core_radius_mm * layout.px_per_mm)
-    counts = np.maximum(inside.sum(axis=(1, 2)), 1)[:, None]
-    means = np.asarray((pixels * inside[..., None]).sum(axis=(1, 2)) / counts, np.float64)
-    saturation = _saturation(means)
+    saturation = _saturation(_core_means(lab, cores, layout, rules, lines))
     asked = [
         line for k, line in enumerate(lines) if saturation[k] >= rules.empty_saturation_asked_min
     ]
@@ -434,15 +431,26 @@ def _cores_and_sheets_beside(
     """For each of ``lines`` beside which bare sheet shows: the line, the mean colour of
     its core (Lab) and the median colour of that sheet (see :func:`_sheet_beside`), all
     measured at once."""
-    pixels, inside = _discs(lab, cores.centres_px[lines], rules.core_radius_mm * layout.px_per_mm)
-    counts = np.maximum(inside.sum(axis=(1, 2)), 1)[:, None]
-    cores_lab = np.asarray((pixels * inside[..., None]).sum(axis=(1, 2)) / counts, np.float64)
+    cores_lab = _core_means(lab, cores, layout, rules, lines)
     sheets = _sheet_beside_medians(lab, layout, lines)
     return [
         (line, cores_lab[k], sheet)
         for k, (line, sheet) in enumerate(zip(lines, sheets, strict=True))
         if sheet is not None
     ]
+
+
+def _core_means(
+    lab: NDArray[np.uint8],
+    cores: CoreReadings,
+    layout: CanonicalLayout,
+    rules: WorkerRules,
+    lines: list[int],
+) -> NDArray[np.float64]:
+    """The mean colour (Lab) of each of ``lines``' cores, all measured at once."""
+    pixels, inside = _discs(lab, cores.centres_px[lines], rules.core_radius_mm * layout.px_per_mm)
+    counts = np.maximum(inside.sum(axis=(1, 2)), 1)[:, None]
+    return np.asarray((pixels * inside[..., None]).sum(axis=(1, 2)) / counts, np.float64)
 
 
 def _sheet_beside_medians(
