@@ -204,6 +204,12 @@ class WorkerRules:
     # ... and only those at least this saturated need the sheet beside them measured
     # (the printed sheet's is about 0.21; the most saturated empty core seen, 0.36).
     empty_saturation_asked_min: float = 0.3
+    # A piece sized while a space beside it, later settled empty, seemed to hold a second
+    # piece of its colour is sized again by its silhouette only where the best fit
+    # disagrees with at most this share of the pixels judged: a size read from the pixels
+    # stands against a loose fit (a blue dominus leaning over the next space fit to 0.03;
+    # a yellow vilicus in a hard shadow, whose fit turned it into a dominus, 0.2).
+    resize_misfit_max: float = 0.1
     silhouettes: SilhouetteRules = field(default_factory=SilhouetteRules)
 
 
@@ -886,8 +892,13 @@ def _settle_unreadable(
         dark = shares is not None and shares[PixelClass.DARK] > rules.bare_dark_max
         if answer is False or (answer is None and dark):
             continue
+        shown = current[line]  # the colour its core showed, if any
         settled[line] = replace(settled[line], code=answer)
         current[line] = answer
+        if answer is None and shown is not None and len(shown) == 1:
+            settled, current = _resize_beside_emptied(
+                settled, current, classes, layout, pose, line, shown, blocked_lines, rules
+            )
         # A space is judged with the readings up to two spaces away: those still unread
         # there are judged again.
         strip = worker_strip(line)
@@ -898,16 +909,50 @@ def _settle_unreadable(
     return settled
 
 
+def _resize_beside_emptied(
+    settled: list[WorkerObservation],
+    current: list[str | None],
+    classes: NDArray[np.uint8],
+    layout: CanonicalLayout,
+    pose: CameraPose,
+    line: int,
+    shown: str,
+    blocked: list[bool],
+    rules: WorkerRules,
+) -> tuple[list[WorkerObservation], list[str | None]]:
+    """A piece beside ``line``, just settled empty, of the colour that space's core
+    ``shown``: the two were measured as touching pieces, sharing the piece's pixels
+    between them, so its size is judged again by the silhouettes with the space beside it
+    empty (a dominus leaning over the next space read as a vilicus and a second piece)."""
+    for j in adjacent(line):
+        code = current[j]
+        if code is None or len(code) != 2 or code[0] != shown or blocked[j]:
+            continue
+        codes = [shown if k == j else c for k, c in enumerate(current)]
+        ranked = rank(classes, codes, layout, pose, j, rules.silhouettes)
+        answer = decide(ranked, layout.px_per_mm, rules.silhouettes)
+        _, misfit, judged = ranked[0]
+        if misfit > rules.resize_misfit_max * max(judged, 1.0):
+            continue  # the size read from the piece's pixels stands against a loose fit
+        if isinstance(answer, str) and answer[0] == shown and answer != code:
+            settled = [replace(o, code=answer) if k == j else o for k, o in enumerate(settled)]
+            current = [answer if k == j else c for k, c in enumerate(current)]
+    return settled, current
+
+
 def _colour_in_doubt(codes: list[str | None], line: int) -> list[str | None]:
     """``codes``, with the colour of ``line`` left open (``?``) when a piece of that colour
     stands next to it: its core's colour may be that neighbour's, leaning over the space,
-    and the silhouettes are to weigh every colour."""
+    and the silhouettes are to weigh every colour.  That neighbour's size is left open
+    too: it was measured sharing its pixels with this space, which its lean may fill."""
     mine = codes[line]
     if mine is None or len(mine) != 1:
         return codes
-    if not any(str(codes[j])[0] == mine for j in adjacent(line) if codes[j] is not None):
+    beside = [j for j in adjacent(line) if codes[j] is not None and str(codes[j])[0] == mine]
+    if not beside:
         return codes
-    return [*codes[:line], "?", *codes[line + 1 :]]
+    opened = [mine if j in beside else c for j, c in enumerate(codes)]
+    return [*opened[:line], "?", *opened[line + 1 :]]
 
 
 def _size_leaning(obs: WorkerObservation, colour: str | None, rules: WorkerRules) -> str | None:
