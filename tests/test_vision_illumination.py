@@ -179,3 +179,13 @@ def test_lifted_pixels_keep_their_hue_picked_out_or_all_at_once(lifted_rows: int
     want = np.where(largest > 255.0, want * 255.0 / np.maximum(largest, 1.0), want)
     assert (largest > 255.0).any()
     assert np.abs(balanced - np.clip(np.round(want), 0, 255)).max() <= 1.0
+
+
+def test_the_sheets_colour_is_taken_from_the_lit_strips_when_two_lie_in_shadow() -> None:
+    lit, shade = np.array([150.0, 190.0, 220.0]), np.array([60.0, 90.0, 120.0])
+    # Two strips in a hard shadow would pull the median halfway into it.
+    two = np.stack([lit, lit * 0.95, shade, shade * 1.1])
+    assert np.allclose(sheet_colour(two), lit * 0.975)
+    # One leaves the median among the lit strips as it is: the median of the four.
+    one = np.stack([lit, lit * 0.95, lit * 0.9, shade])
+    assert np.allclose(sheet_colour(one), np.median(one, axis=0))
