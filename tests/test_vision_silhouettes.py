@@ -158,6 +158,32 @@ def test_a_core_showing_a_neighbours_colour_is_settled_over_every_colour(
     assert state.workers == truth.workers
 
 
+@pytest.mark.parametrize("seed, line", [(110, 30), (112, 14)])
+def test_a_dominus_leaning_over_an_empty_space_is_sized_again_once_it_is_settled(
+    seed: int, line: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A dominus whose lean fills the core of the empty space beside it is measured as two
+    touching pieces of its colour, sharing its pixels: a vilicus, and a space the
+    silhouettes settle empty.  Once they have, the dominus is sized again by its own."""
+    cells = random_state(PROFILE, np.random.default_rng(seed + 7_919)).cells
+    workers: list[str | None] = [None] * len(NO_WORKERS)
+    workers[line] = "Bd"
+    truth = BoardState(cells, tuple(workers))
+    photo = render(PROFILE, truth, Shot(seed))
+
+    monkeypatch.setattr(
+        workers_module, "_resize_beside_emptied", lambda settled, current, *args: (settled, current)
+    )
+    shared = BoardReader(PROFILE).read(photo.image).state
+    assert shared is not None
+    assert shared.workers[line] == "Bv"
+
+    monkeypatch.undo()
+    state = BoardReader(PROFILE).read(photo.image).state
+    assert state is not None
+    assert state.workers == truth.workers
+
+
 def test_the_convex_parts_of_the_meeple_make_up_its_outline() -> None:
     """Each part is drawn as one convex hull, so each must be convex, and together they
     must cover the outline and nothing beside it."""
