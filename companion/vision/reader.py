@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import cv2
@@ -36,6 +37,7 @@ from companion.vision.first_clipped import FirstClippedRules, first_clipped_spec
 from companion.vision.floor import (
     CellColour,
     CellWindows,
+    FloorModel,
     admit_floor,
     admit_floor_like_its_neighbours,
     doubt_clipped_floor,
@@ -242,6 +244,55 @@ class BoardReader:
                 out[line] = seen
         return out
 
+    def _read_washed_tiles(
+        self,
+        cells: list[str],
+        colour: CellColour,
+        floor: FloorModel,
+        view: NDArray[np.uint8],
+        balanced: NDArray[np.uint8],
+        gains: NDArray[np.float64],
+        shows_edge: Callable[[tuple[int, ...]], bool],
+        near: frozenset[int],
+    ) -> list[str]:
+        """Tiles glare washed too pale for their pixels' classes, read by their mean
+        colours, the channel glare clipped first and the frame's own tiles
+        (:func:`~companion.vision.pastel.fill_washed_tiles`)."""
+
+        def first_clipped(cell: int) -> str | None:
+            return first_clipped_species(
+                view, balanced, self._windows, cell, self.first_clipped_rules
+            )
+
+        def pastel(chars: list[str]) -> list[str]:
+            return fill_pastel_slots(
+                chars,
+                colour,
+                floor,
+                self.colours,
+                self.profile,
+                self.pastel_rules,
+                shows_edge,
+                near,
+                first_clipped,
+            )
+
+        def exemplars(chars: list[str]) -> list[str]:
+            return fill_by_exemplars(
+                chars,
+                colour,
+                view,
+                self._windows,
+                self._printed_floor_bgr,
+                self.profile,
+                self.exemplar_rules,
+                shows_edge,
+                near,
+                gains,
+            )
+
+        return fill_washed_tiles(cells, pastel, exemplars)
+
     def _cells_under(self, region: NDArray[np.bool_] | None) -> int:
         """How many cells a region (an arm) touches; none for no region."""
         return 0 if region is None else len(_cells_covered(region, self._cell_pixels, 0.0))
@@ -387,40 +438,9 @@ class BoardReader:
             cells = doubt_clipped_floor(
                 cells, colour, near, lambda asked: self.walls.shown(view, asked), self.profile.slots
             )
-
-        def first_clipped(cell: int) -> str | None:
-            return first_clipped_species(
-                view, sorted_.balanced, self._windows, cell, self.first_clipped_rules
-            )
-
-        def pastel(chars: list[str]) -> list[str]:
-            return fill_pastel_slots(
-                chars,
-                colour,
-                floor,
-                self.colours,
-                self.profile,
-                self.pastel_rules,
-                shows_edge,
-                near,
-                first_clipped,
-            )
-
-        def exemplars(chars: list[str]) -> list[str]:
-            return fill_by_exemplars(
-                chars,
-                colour,
-                view,
-                self._windows,
-                self._printed_floor_bgr,
-                self.profile,
-                self.exemplar_rules,
-                shows_edge,
-                near,
-                gains,
-            )
-
-        cells = fill_washed_tiles(cells, pastel, exemplars)
+        cells = self._read_washed_tiles(
+            cells, colour, floor, view, sorted_.balanced, gains, shows_edge, near
+        )
         if fitted is not None:
             # The arm was found under the single balance, but the second lamp may be real
             # as well: a colour one balance shows and the other does not may be the
