@@ -209,9 +209,10 @@ def _yellow_clipped(
     below the other channels: below both balanced red and green where green clipped too
     (``green``: 1 there; see YELLOW_CLIPPED_BLUE_MARGIN), below green by more where it
     did not (YELLOW_RED_CLIPPED_BLUE_MARGIN); else 0."""
-    b, g, r = (c.astype(np.int16) for c in cv2.split(np.ascontiguousarray(balanced)))
-    both = (green > 0) & (b <= np.minimum(g, r) - YELLOW_CLIPPED_BLUE_MARGIN)
-    red_alone = (green == 0) & (b <= g - YELLOW_RED_CLIPPED_BLUE_MARGIN)
+    b, g, r = cv2.split(np.ascontiguousarray(balanced))
+    # 8-bit differences, saturating at 0: only how far above blue the others lie counts.
+    both = (green > 0) & (cv2.subtract(cv2.min(g, r), b) >= YELLOW_CLIPPED_BLUE_MARGIN)
+    red_alone = (green == 0) & (cv2.subtract(g, b) >= YELLOW_RED_CLIPPED_BLUE_MARGIN)
     return np.asarray((both | red_alone) & (red > 0), dtype=np.uint8)
 
 

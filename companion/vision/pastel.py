@@ -341,7 +341,7 @@ def fill_pastel_slots(
             for i, c in zip(slot, chars, strict=True)
         ]
         known = [i for i, g in zip(slot, guesses, strict=True) if g is not None]
-        lone = dict(zip(slot, guesses, strict=True)).get(known[0]) if len(known) == 1 else None
+        lone = guesses[slot.index(known[0])] if len(known) == 1 else None
         if len(known) < rules.min_cells_seen and not (
             len(known) == 1
             and known[0] not in profile.bonus_kind

@@ -415,15 +415,16 @@ def _doubt_empty_cores_unlike_the_sheet_beside(
     if not lines:
         return result
     saturation = _saturation(_core_means(lab, cores, layout, rules, lines))
-    asked = [
-        line for k, line in enumerate(lines) if saturation[k] >= rules.empty_saturation_asked_min
-    ]
-    if not asked:
+    asked = np.flatnonzero(saturation >= rules.empty_saturation_asked_min)
+    if not len(asked):
         return result  # most frames: every empty core is as pale as the sheet
-    for line, core, sheet in _cores_and_sheets_beside(lab, cores, layout, rules, asked):
-        excess = _saturation(np.array([core]))[0] - _saturation(np.array([sheet]))[0]
+    sheets = _sheet_beside_medians(lab, layout, [lines[k] for k in asked])
+    for k, sheet in zip(asked.tolist(), sheets, strict=True):
+        if sheet is None:
+            continue  # no bare sheet shows beside the space
+        excess = saturation[k] - _saturation(np.array([sheet]))[0]
         if excess >= rules.empty_saturation_excess_max:
-            result[line] = replace(out[line], code="?")
+            result[lines[k]] = replace(out[lines[k]], code="?")
     return result
 
 
