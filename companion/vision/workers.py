@@ -936,8 +936,8 @@ def _resize_beside_emptied(
         if misfit > rules.resize_misfit_max * max(judged, 1.0):
             continue  # the size read from the piece's pixels stands against a loose fit
         if isinstance(answer, str) and answer[0] == shown and answer != code:
-            settled = [replace(o, code=answer) if k == j else o for k, o in enumerate(settled)]
-            current = [answer if k == j else c for k, c in enumerate(current)]
+            settled, current = list(settled), list(current)
+            settled[j], current[j] = replace(settled[j], code=answer), answer
     return settled, current
 
 
