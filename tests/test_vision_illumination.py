@@ -6,6 +6,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+from vision_helpers import confident_wrong_cells
 
 from companion.boards import GRID, load_profile
 from companion.vision.artwork import BoardTexture
@@ -18,6 +19,8 @@ from companion.vision.illumination import (
     sheet_colour,
     sheet_strips,
 )
+from companion.vision.reader import BoardReader
+from companion.vision.render import random_state, render, shot_for
 
 WARM = np.array([0.55, 0.78, 1.0])  # BGR of a 2800 K lamp, red at full
 COLD = np.array([1.0, 0.93, 0.85])  # BGR of a 6300 K lamp
@@ -189,3 +192,42 @@ def test_the_sheets_colour_is_taken_from_the_lit_strips_when_two_lie_in_shadow()
     # One leaves the median among the lit strips as it is: the median of the four.
     one = np.stack([lit, lit * 0.95, lit * 0.9, shade])
     assert np.allclose(sheet_colour(one), np.median(one, axis=0))
+
+
+def test_two_lamps_are_followed_by_the_walls_when_the_sheets_red_clips_all_round() -> None:
+    # Half a stop over, both lamps clip the sheet's red on every strip: no sheet block is
+    # measured, and only the walls (a darker ink) show the light's colour.  Held at the
+    # printed offset between the two inks, they place the band; before, the fit had
+    # nothing to anchor the walls' ink and one balance stood for both lamps (a warm
+    # lamp's bare floor then read as yellow in two generated frames).
+    layout, print_ = _board()
+    view = np.asarray(
+        np.clip(print_ * _two_lamps(layout, 0.4, band_mm=200.0) * 1.4, 0, 255).round(), np.uint8
+    )
+    strips = sheet_strips(view, layout)
+    assert (strips[:, 2] >= 250).all()
+    light = _measure(view, layout)
+    assert light.varies
+    balanced = light.balance(view, ColourModel.from_profile(layout.profile))
+    # Red clips on the floor as well: the blue against green is what the balance can show.
+    labels = layout.cell_labels
+    errors = []
+    for cell in range(GRID * GRID):
+        inside = labels == cell
+        seen = np.median(balanced[inside].astype(np.float64), axis=0)
+        printed = np.median(print_[inside].astype(np.float64), axis=0)
+        errors.append(abs(np.log(seen[0] / seen[1]) - np.log(printed[0] / printed[1])))
+    assert max(errors) < 0.05, max(errors)
+
+
+@pytest.mark.parametrize("seed", [24006, 24077])
+def test_generated_frames_with_the_sheets_red_clipped_under_two_lamps_read_no_cell_wrong(
+    seed: int,
+) -> None:
+    """The frames of ``bench vision --conditions --seed 24001`` that read 16 bare cells
+    each as yellow: a warm and a cold lamp, half a stop over."""
+    profile = load_profile("troia")
+    truth = random_state(profile, np.random.default_rng(seed + 7_919))
+    reading = BoardReader(profile).read(render(profile, truth, shot_for(seed, False, True)).image)
+    assert reading.state is not None
+    assert confident_wrong_cells(reading.state, truth) == []

@@ -32,7 +32,7 @@ from numpy.typing import NDArray
 
 from companion.boards.profile import Geometry
 from companion.vision.canonical import CanonicalLayout
-from companion.vision.colour import ColourModel, white_balance
+from companion.vision.colour import ColourModel, hex_to_bgr, white_balance
 
 FloatArray = NDArray[np.float64]
 
@@ -88,6 +88,13 @@ STIFFNESS = 3.0
 FIT_ROUNDS = 3
 SAMPLE_OUTLIER_SPREAD = 3.0
 SAMPLE_OUTLIER_MIN = 0.03
+# With fewer usable sheet blocks than this (a lamp bright enough to clip one channel all
+# round the sheet), the samples cannot place the walls' ink against the sheet's: the
+# walls' offset is held at the printed one (log chroma), by a weight this many times a
+# sample's.  Ratios of two inks under one light do not depend on the light's strength,
+# even through a camera's gamma.
+MIN_SHEET_BLOCKS = BLOCKS_PER_STRIP // 2
+PRINTED_OFFSET_WEIGHT = 1000.0
 
 
 @dataclass(frozen=True)
@@ -132,7 +139,11 @@ class SheetLight:
         node_px = NODE_MM * layout.px_per_mm
         lattice = _Lattice.for_view(layout.size_px, node_px)
         design = lattice.design(points, on_wall)
-        fitted = _robust_fit(lattice, design, chroma)
+        printed = None
+        if len(centres) < MIN_SHEET_BLOCKS:
+            inks = layout.profile.colours
+            printed = _printed_wall_offset(inks.wall, inks.sheet)
+        fitted = _robust_fit(lattice, design, chroma, printed)
         if fitted is None:
             return cls(uniform, None)
         solution, keep = fitted
@@ -175,14 +186,14 @@ class SheetLight:
 
 
 def _robust_fit(
-    lattice: _Lattice, design: _Design, chroma: FloatArray
+    lattice: _Lattice, design: _Design, chroma: FloatArray, printed: FloatArray | None = None
 ) -> tuple[FloatArray, NDArray[np.bool_]] | None:
-    """The lattice (and the walls' ink offset, the last unknown) fitted to the samples,
-    those too far off it set aside round after round, and which samples it keeps;
-    ``None`` when too few are left."""
+    """The lattice (and the walls' ink offset, the last unknown, held near ``printed``
+    when given) fitted to the samples, those too far off it set aside round after round,
+    and which samples it keeps; ``None`` when too few are left."""
     keep = np.ones(len(chroma), dtype=bool)
     for _ in range(FIT_ROUNDS):
-        solution = lattice.fit(design, chroma, keep)
+        solution = lattice.fit(design, chroma, keep, printed)
         misfit = np.abs(design.predict(solution) - chroma).max(axis=1)
         bound = max(SAMPLE_OUTLIER_SPREAD * float(np.median(misfit[keep])), SAMPLE_OUTLIER_MIN)
         kept, keep = keep, misfit <= bound
@@ -190,7 +201,7 @@ def _robust_fit(
             return None
         if np.array_equal(kept, keep):  # settled: the next fit would be this one
             return solution, keep
-    return lattice.fit(design, chroma, keep), keep
+    return lattice.fit(design, chroma, keep, printed), keep
 
 
 class _Design(NamedTuple):
@@ -233,9 +244,16 @@ class _Lattice:
         wall = np.zeros(len(points_px)) if on_wall is None else on_wall.astype(np.float64)
         return _Design(nodes, weights, wall)
 
-    def fit(self, design: _Design, values: FloatArray, keep: NDArray[np.bool_]) -> FloatArray:
+    def fit(
+        self,
+        design: _Design,
+        values: FloatArray,
+        keep: NDArray[np.bool_],
+        printed: FloatArray | None = None,
+    ) -> FloatArray:
         """Node values, then the walls' offset, fitting the kept samples' ``values`` in
-        least squares, each node's bend weighed by ``STIFFNESS``."""
+        least squares, each node's bend weighed by ``STIFFNESS``; the offset held at
+        ``printed`` (see ``PRINTED_OFFSET_WEIGHT``) when given."""
         unknowns = self.rows * self.cols + 1
         nodes, weights, wall = design.nodes[keep], design.weights[keep], design.on_wall[keep]
         kept = values[keep]
@@ -251,6 +269,9 @@ class _Lattice:
             [np.bincount(cols.ravel(), (vals * kept[:, [c]]).ravel(), unknowns) for c in range(2)],
             axis=1,
         )
+        if printed is not None:
+            normal[-1, -1] += PRINTED_OFFSET_WEIGHT
+            rhs[-1] += PRINTED_OFFSET_WEIGHT * printed
         # The bending terms keep the system positive definite: Cholesky solves it.
         _, solution = cv2.solve(normal, rhs, flags=cv2.DECOMP_CHOLESKY)
         return np.asarray(solution, np.float64)
@@ -315,6 +336,13 @@ def _log_chroma(colours: FloatArray) -> FloatArray:
     """log(B/G) and log(R/G) of each colour (n x 2)."""
     safe = np.maximum(colours, 1.0)
     return np.asarray(np.log(safe[:, [0, 2]] / safe[:, [1]]), np.float64)
+
+
+@functools.lru_cache(maxsize=8)
+def _printed_wall_offset(wall_hex: str, sheet_hex: str) -> FloatArray:
+    """The walls' ink against the sheet's as printed (log chroma, blue and red)."""
+    inks = np.array([hex_to_bgr(wall_hex), hex_to_bgr(sheet_hex)], np.float64)
+    return np.asarray(_log_chroma(inks[:1])[0] - _log_chroma(inks[1:])[0], np.float64)
 
 
 def _steady(colours: FloatArray) -> bool:
