@@ -6,11 +6,14 @@ from __future__ import annotations
 import cv2
 import numpy as np
 from numpy.typing import NDArray
+from vision_helpers import confident_wrong_cells
 
 from companion.boards import load_profile
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.colour import PixelClass
 from companion.vision.occlusion import REDUCE, hand_mask
+from companion.vision.reader import BoardReader
+from companion.vision.render import random_state, render, shot_for
 from companion.vision.surround import SheetSurround
 
 PROFILE = load_profile("troia")
@@ -91,3 +94,53 @@ def test_a_coloured_patch_on_the_edge_is_an_arm_only_where_it_goes_on_beyond() -
     # Skin on the sheet is an arm's whatever lies beyond.
     skin = classes == PixelClass.Y
     assert hand_mask(classes, skin, no_skin, LAYOUT, lab, surround=stops) is not None
+
+
+def _body(x_mm: tuple[float, float]) -> NDArray[np.uint8]:
+    """Classes with a broad stretch of no known colour (no skin, no species) over board x
+    in ``x_mm``, y 150-210: an arm in its own shade."""
+    width, height = LAYOUT.size_px
+    classes = np.full((height, width), PixelClass.NEUTRAL, np.uint8)
+    s = LAYOUT.px_per_mm
+    classes[round(150 * s) : round(210 * s), round(x_mm[0] * s) : round(x_mm[1] * s)] = (
+        PixelClass.UNKNOWN
+    )
+    return classes
+
+
+def test_an_arm_showing_no_skin_is_found_where_it_reaches_over_the_grid_from_beyond() -> None:
+    # A dark arm in its own shade shows neither skin nor a species' colour: what finds it
+    # is a body as broad as a hand, from the sheet's edge over the fish cells, going on
+    # past the sheet in the frame.  Before, such an arm's cells read as red tiles.
+    no_skin = np.zeros(LAYOUT.size_px[::-1], dtype=bool)
+    lab = np.full((*LAYOUT.size_px[::-1], 3), 128, np.uint8)
+    frame, homography = _frame()
+    _paint_mm(frame, homography, (-60.0, 220.0))
+    crosses = SheetSurround(frame, homography, SHEET_MM, SCALE)
+    over_grid = _body((0.0, 220.0))
+    hand = hand_mask(over_grid, no_skin, no_skin, LAYOUT, lab, surround=crosses)
+    assert hand is not None
+    s = LAYOUT.px_per_mm
+    assert hand[round(180 * s), round(150 * s)]
+    # The same body stopping at the sheet's edge in the frame is a shadow's or a cloth's.
+    frame, homography = _frame()
+    _paint_mm(frame, homography, (0.0, 220.0))
+    stops = SheetSurround(frame, homography, SHEET_MM, SCALE)
+    assert hand_mask(over_grid, no_skin, no_skin, LAYOUT, lab, surround=stops) is None
+    # Going on past the edge but staying off the grid: the tablecloth the lens bows in.
+    frame, homography = _frame()
+    _paint_mm(frame, homography, (-60.0, 50.0))
+    cloth = SheetSurround(frame, homography, SHEET_MM, SCALE)
+    edge_only = _body((0.0, 50.0))
+    assert hand_mask(edge_only, no_skin, no_skin, LAYOUT, lab, surround=cloth) is None
+
+
+def test_a_generated_dark_arm_in_a_shadow_is_found_and_hides_its_cells() -> None:
+    """The frame of ``bench vision --conditions --seed 24001`` whose arm, dark skin in a
+    lamp arm's shadow, showed no skin colour: missed, it read 13 bare cells as red."""
+    seed = 24050
+    truth = random_state(PROFILE, np.random.default_rng(seed + 7_919))
+    reading = BoardReader(PROFILE).read(render(PROFILE, truth, shot_for(seed, True, True)).image)
+    assert reading.state is not None
+    assert reading.occluded
+    assert confident_wrong_cells(reading.state, truth) == []

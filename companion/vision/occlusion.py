@@ -45,6 +45,13 @@ LIT_SKIN_REACH_MM = 60.0
 # A broad stretch on the sheet is an arm's only when this share of it is lit skin (the
 # rest: holes of no known colour that glare and shading leave in skin).
 SKIN_SHARE_MIN = 0.3
+# An arm that shows no skin anywhere (a dark skin in its own shade, a sleeve) is still a
+# broad body of no sheet colour reaching in across the sheet's edge, and going on past
+# it: this much of it (mm²) on the sheet at least, a forearm's length over its width,
+# and a hand's least patch over the fish cells (a tablecloth the lens bows in, or a
+# shadow, along the sheet's edge goes on past it too, but stays off the grid).  Tiles
+# never reach the sheet's edge, and bare sheet keeps the pieces from it.
+BODY_MIN_AREA_MM2 = 2000.0
 # Connected regions are found on a view reduced by this factor (a hand is large).
 REDUCE = 2
 # Skin lit far brighter than the sheet (an arm near the lamp over a sheet in its own
@@ -96,6 +103,9 @@ def hand_mask(
     # leaves it no colour of its own there (or one the balance took for a second lamp's):
     # its skin reaching in counts too where no patch on the sheet led to it.
     reaching = _skin_reaching_in(small, small_skin, s)
+    if not seeds and not reaching.any() and surround is not None:
+        cells = layout.cell_labels[::REDUCE, ::REDUCE] >= 0
+        reaching = _body_reaching_in(small, outer, cells, s, surround)
     if reaching.any():
         apart = _apart_from(reaching, _chosen(n, labels, seeds))
         if apart.any():
@@ -241,6 +251,38 @@ def _skin_reaching_in(
     rim = np.ones(skin.shape, dtype=bool)
     rim[1:-1, 1:-1] = False
     return stretches & _parts_touching(np.asarray(joined, np.int32), n2, rim)
+
+
+def _body_reaching_in(
+    classes: NDArray[np.uint8],
+    outer: NDArray[np.bool_],
+    cells: NDArray[np.bool_],
+    px_per_mm: float,
+    surround: SheetSurround,
+) -> NDArray[np.bool_]:
+    """Broad stretches of no sheet colour (species or no class) that reach the view's edge
+    across the sheet's bare ``outer`` band, cover ``BODY_MIN_AREA_MM2`` and a hand's least
+    patch of the ``cells``, and whose colour goes on past the sheet's edge: an arm showing
+    no skin at all."""
+    none = np.zeros(classes.shape, dtype=bool)
+    unexplained = (classes >= PixelClass.B) & (classes <= PixelClass.UNKNOWN)
+    area_px = HAND_MIN_AREA_MM2 * px_per_mm * px_per_mm
+    if np.count_nonzero(unexplained & outer) < area_px:  # most frames: the edge is bare
+        return none
+    broad = cv2.morphologyEx(_u8(unexplained), cv2.MORPH_OPEN, _disc(_hand_width_px(px_per_mm)))
+    _, found, stats, _ = cv2.connectedComponentsWithStats(_u8(broad), connectivity=8)
+    parts = np.asarray(found, np.int32)
+    rim = np.unique(np.r_[parts[0], parts[-1], parts[:, 0], parts[:, -1]])
+    body_px = BODY_MIN_AREA_MM2 * px_per_mm * px_per_mm
+    for label in rim[rim > 0].tolist():
+        part = parts == label
+        if (
+            stats[label, cv2.CC_STAT_AREA] >= body_px
+            and np.count_nonzero(part & cells) >= area_px
+            and surround.goes_on(part)
+        ):
+            none |= part
+    return none
 
 
 def _with_arm_beside(
