@@ -104,6 +104,21 @@ def test_bare_floor_beside_a_tile_stays_unread() -> None:
     assert [cells[i] for i in RIGHT] == ["?"] * 4
 
 
+def test_bare_floor_beside_a_tile_read_for_sure_is_proven_by_its_other_sides() -> None:
+    # The tile beside is read: its edge on the shared side says nothing of this slot, and
+    # the other three sides are quiet.  A washed tile beside a read one still shows its
+    # own edge on its other sides.  (Before, any tile beside kept the slot unread: bare
+    # floor in an overexposed frame stayed "?" beside a yellow tile.)
+    colour, floor = _glare()
+    cells = ["?"] * (GRID * GRID)
+    for i in LEFT:
+        cells[i] = "Y"
+    out = prove_floor_by_outline(cells, colour, floor, OUTLINES, _frame([LEFT]), HOMOGRAPHY)
+    assert [out[i] for i in RIGHT] == ["."] * 4
+    out = prove_floor_by_outline(cells, colour, floor, OUTLINES, _frame([LEFT, RIGHT]), HOMOGRAPHY)
+    assert [out[i] for i in RIGHT] == ["?"] * 4
+
+
 def test_only_clipped_cells_are_proven_by_their_outline() -> None:
     # A cell unread with a channel to spare was refused by the colour proof for a reason
     # of its own; the outline does not overrule it.

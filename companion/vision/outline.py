@@ -7,12 +7,14 @@ so all along its edges the gap to its neighbour, its shadowed side face or the s
 casts shows as a thin dark line, the darker for the glare around it.  Bare floor shows no
 such line, only the faint printed dashes between slots.  A slot whose cells show the
 floor's chroma but for the clipping, and whose outline has no dark line on any side, is
-empty.  A slot beside a tile keeps that tile's edge on the side they share and stays
-unread: the proof asks for quiet on every side.
+empty.  A slot beside a tile read for sure shows that tile's edge on the side they share,
+whatever it holds: that side is left out, and the proof asks for quiet on every other
+side (a tile in the slot would show its own edge on each of them).
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Literal
 
@@ -81,8 +83,9 @@ class SlotOutlines:
         frame_bgr: NDArray[np.uint8],
         homography: NDArray[np.float64],
         slot: tuple[int, ...],
+        sides: tuple[Side, ...] = SIDES,
     ) -> float:
-        """The most edge-like of the slot's four sides (grey levels): along each side the
+        """The most edge-like of the slot's ``sides`` (grey levels): along each side the
         median of the darkest thin line across it, so that a tile's continuous edge counts
         and a printed dash or a speck does not."""
         r = self.rules
@@ -98,7 +101,7 @@ class SlotOutlines:
         near, far = round(m * s), round((m + self._side_mm) * s)
         half = round(r.band_half_mm * s)
         inset = round((1 - r.side_span) / 2 * self._side_mm * s)
-        return max(_side_edge(lines, name, (near, near), (far, far), half, inset) for name in SIDES)
+        return max(_side_edge(lines, name, (near, near), (far, far), half, inset) for name in sides)
 
     def wall_edge(
         self, view_bgr: NDArray[np.uint8], px_per_mm: float, slot: tuple[int, ...]
@@ -157,16 +160,48 @@ def prove_floor_by_outline(
     their outline shows no tile's edge; an arm's cells are never proven."""
     clipped_floor = floor_chroma(colour, floor) & washed_out(colour)
     out = list(cells)
+    vat_of = {slot: slots for slots in outlines.profile.vat_slots.values() for slot in slots}
     for slot in outlines.profile.slots:
         chars = [out[i] for i in slot]
         if "?" not in chars or any(c not in ".?" for c in chars):
             continue
         if any(i in hidden or (out[i] == "?" and not clipped_floor[i]) for i in slot):
             continue
-        if outlines.strongest_edge(frame_bgr, homography, slot) < outlines.rules.edge_min:
+        sides = _sides_not_beside_a_tile(out, slot, vat_of[slot])
+        if len(sides) < QUIET_SIDES_MIN:
+            continue
+        if outlines.strongest_edge(frame_bgr, homography, slot, sides) < outlines.rules.edge_min:
             for i in slot:
                 out[i] = "."
     return out
+
+
+# A slot is proven bare by no fewer quiet sides than this: two tiles read beside it leave
+# two, and a tile in it shows its edge on every side.
+QUIET_SIDES_MIN = 2
+# Where the slot beside each side starts, in cells (rows, columns) from the slot's first.
+_BESIDE: dict[Side, tuple[int, int]] = {
+    "top": (-2, 0),
+    "bottom": (2, 0),
+    "left": (0, -2),
+    "right": (0, 2),
+}
+
+
+def _sides_not_beside_a_tile(
+    cells: list[str], slot: tuple[int, ...], vat_slots: Collection[tuple[int, ...]]
+) -> tuple[Side, ...]:
+    """The slot's sides but those it shares with a slot of its vat (``vat_slots``) whose
+    every cell is read as a tile's: there a tile's edge shows whatever the slot holds.
+    Across a wall, the tile beside lies beyond the band looked at."""
+    firsts = {other[0]: other for other in vat_slots}
+    sides: list[Side] = []
+    for name in SIDES:
+        rows, cols = _BESIDE[name]
+        beside = firsts.get(slot[0] + rows * GRID + cols)
+        if beside is None or any(cells[k] in ".?" for k in beside):
+            sides.append(name)
+    return tuple(sides)
 
 
 def doubt_bright_floor_by_walls(
