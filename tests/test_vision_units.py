@@ -514,7 +514,9 @@ def test_a_cell_too_dark_for_its_pixels_inside_a_seen_tile_takes_its_mean_hue() 
     assert named() == "B"
     at_hue("B", 40.0, 15.0)  # far from every ink's hue: no name
     assert named() == "?"
-    at_hue("G", 0.0, 6.0)  # too faint a chroma: the shadow's own tint could be that
+    at_hue("G", 0.0, 7.0)  # a green tile deep in a lamp arm's shadow keeps this little
+    assert named() == "G"
+    at_hue("G", 0.0, 4.0)  # too faint a chroma: the shadow's own tint could be that
     assert named() == "?"
     at_hue("Y", 0.0, 30.0)  # yellow shares the shadowed floor's hue: never named
     assert named() == "?"
