@@ -177,12 +177,26 @@ class SheetLight:
         out = []
         for channel, plane in enumerate(cv2.split(view)):
             nodes = self.log_colour[:, :, channel].astype(np.float32)
+            if not nodes.any():  # green: brightness is left to the single gain
+                out.append(cv2.LUT(plane, _scaled_levels(np.float32(gains[channel]))))
+                continue
             field = np.exp(-(down @ nodes @ across.T)) * np.float32(gains[channel])
             out.append(cv2.convertScaleAbs(cv2.multiply(plane, field, dtype=cv2.CV_32F)))
         # Each channel clipped on its own: keeping the hue of pixels lifted past the limit,
         # as the single balance does, read 2 cells wrong in one frame under two lamps and
         # lost one arm more.
         return np.asarray(cv2.merge(out), dtype=np.uint8)
+
+
+def _scaled_levels(gain: np.float32) -> NDArray[np.uint8]:
+    """Every 8-bit level scaled by one gain, by the very operations :meth:`SheetLight.balance`
+    applies to a pixel: a channel whose field is one gain is a lookup, not a whole-view
+    exponential and product."""
+    levels = np.arange(256, dtype=np.uint8).reshape(1, 256)
+    field = np.full(levels.shape, gain, dtype=np.float32)
+    return np.asarray(
+        cv2.convertScaleAbs(cv2.multiply(levels, field, dtype=cv2.CV_32F)), dtype=np.uint8
+    )
 
 
 def _robust_fit(
