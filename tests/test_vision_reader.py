@@ -328,6 +328,26 @@ def test_an_arm_under_two_lamps_is_still_seen() -> None:
         assert confident_wrong_cells(reading.state, truth) == []
 
 
+def test_the_single_balances_arm_search_sees_the_classes_its_whole_view_would_have() -> None:
+    # Under two lamps with an arm the single balance is looked at again, for the arm
+    # alone, on every second pixel: there its classes, lit skin and any skin must be the
+    # very ones the whole view classified under that balance shows.
+    from companion.vision.illumination import SheetLight, sheet_colour, sheet_strips
+    from companion.vision.occlusion import REDUCE
+
+    truth = random_state(PROFILE, np.random.default_rng(20 + 7_919))
+    photo = render(PROFILE, truth, shot_for(20, True, True))
+    reader = BoardReader(PROFILE)
+    gray = cv2.cvtColor(photo.image, cv2.COLOR_BGR2GRAY)
+    view = reader.layout.warp(photo.image, reader._locator.locate(gray).homography)
+    single = SheetLight(sheet_colour(sheet_strips(view, reader.layout)), None)
+    whole = reader._classified(view, single)
+    reduced = reader._reduced_classes(view, single)
+    for part, full in zip(reduced, (whole.classes, whole.skin, whole.skin_any), strict=True):
+        assert np.array_equal(part, full[::REDUCE, ::REDUCE])
+    assert whole.shift is not None  # the chroma's re-centring is part of what is checked
+
+
 def test_a_warm_lamps_tint_is_no_tile_when_the_arm_is_found_under_the_single_balance() -> None:
     # Two lamps, a hard shadow, a patterned cloth and an arm: the arm shows under the
     # single balance, where the warm lamp's corner of bare floor turns tile-yellow.  Under
@@ -358,7 +378,9 @@ def test_an_arm_the_lamp_balance_half_hides_is_taken_from_the_single_balance(
     body = edge.copy()
     body[300:, 100:300] = True  # the whole arm, reaching far over the grid
     shown = iter([edge, body])
+    # The arm found under the fitted balance, then under the single one.
     monkeypatch.setattr(reader_module, "hand_mask", lambda *args, **kwargs: next(shown))
+    monkeypatch.setattr(reader_module, "reduced_hand_mask", lambda *args, **kwargs: next(shown))
     # The regions are drawn over a frame with no arm: the print shows through them, so
     # the test of shadows is set aside.
     monkeypatch.setattr(PrintUnderShadow, "shows_through", lambda *args: False)

@@ -88,10 +88,33 @@ def hand_mask(
     region then grows through skin as broad as a hand and,
     given ``lab``, through the colour of the arm's own patch on the sheet.
     """
+    # Every test runs on the reduced grid only (copied whole: strided views are slow).
+    return reduced_hand_mask(
+        np.ascontiguousarray(classes[::REDUCE, ::REDUCE]),
+        np.ascontiguousarray(skin[::REDUCE, ::REDUCE]),
+        skin_any[::REDUCE, ::REDUCE],
+        skin.shape,
+        layout,
+        lab,
+        sheet_ab,
+        surround,
+    )
+
+
+def reduced_hand_mask(
+    small: NDArray[np.uint8],
+    small_skin: NDArray[np.bool_],
+    small_skin_any: NDArray[np.bool_],
+    full_shape: tuple[int, ...],
+    layout: CanonicalLayout,
+    lab: NDArray[np.uint8] | None = None,
+    sheet_ab: tuple[float, float] | None = None,
+    surround: SheetSurround | None = None,
+) -> NDArray[np.bool_] | None:
+    """:func:`hand_mask` from the classes, lit skin and any skin of the view's every
+    ``REDUCE``-th pixel (``lab`` stays whole), as a region of the whole view
+    (``full_shape``): a view classified only there is searched as well."""
     s = layout.px_per_mm / REDUCE
-    # Every test below runs on the reduced grid only (copied whole: strided views are slow).
-    small = np.ascontiguousarray(classes[::REDUCE, ::REDUCE])
-    small_skin = np.ascontiguousarray(skin[::REDUCE, ::REDUCE])
     coloured = cv2.inRange(small, int(PixelClass.B), int(PixelClass.R)) > 0
     ring, outer = layout.ring_mask[::REDUCE, ::REDUCE], layout.outer_mask[::REDUCE, ::REDUCE]
     if lab is not None and sheet_ab is not None:
@@ -120,7 +143,7 @@ def hand_mask(
         and not _an_arm_among(labels, seeds, small_skin, surround)
     ):
         return None
-    grow = skin_any[::REDUCE, ::REDUCE].astype(np.uint8)
+    grow = small_skin_any.astype(np.uint8)
     grow = _u8(cv2.morphologyEx(grow, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)))
     # A hand is broad; the board's walls and pieces near it are narrow: an opening keeps
     # the region from running along a wall lit by the skin's warm light.
@@ -146,7 +169,7 @@ def hand_mask(
     margin = max(int(HAND_MARGIN_MM * s), 1)
     kernel = _disc(2 * margin + 1)
     region = _u8(cv2.dilate(region, kernel))
-    full = cv2.resize(region, (skin.shape[1], skin.shape[0]), interpolation=cv2.INTER_NEAREST)
+    full = cv2.resize(region, (full_shape[1], full_shape[0]), interpolation=cv2.INTER_NEAREST)
     return np.asarray(full > 0, dtype=bool)
 
 

@@ -48,7 +48,13 @@ from companion.vision.floor import (
 from companion.vision.gaps import GapRules, SlotGaps
 from companion.vision.illumination import SheetLight, grouped_medians, sheet_colour, sheet_strips
 from companion.vision.localize import BoardLocator, BoardNotFound, CameraPose, estimate_pose
-from companion.vision.occlusion import LIT_SKIN_REACH_MM, REDUCE, hand_mask, within_reach
+from companion.vision.occlusion import (
+    LIT_SKIN_REACH_MM,
+    REDUCE,
+    hand_mask,
+    reduced_hand_mask,
+    within_reach,
+)
 from companion.vision.outline import (
     OutlineRules,
     SlotOutlines,
@@ -173,7 +179,11 @@ class BoardReader:
         White balance by channel gains cannot undo a channel clipped on the bright sheet
         (warm light on a camera with locked white balance); a shift in Lab can.
         """
-        da, db = _sheet_ab_offset(lab, self._ring_samples, self._sheet_ab)
+        return self._recentre_chroma_at(np.take(lab.reshape(-1, 3), self._ring_samples, axis=0))
+
+    def _recentre_chroma_at(self, ring_lab: NDArray[np.uint8]) -> NDArray[np.uint8] | None:
+        """:meth:`_recentre_chroma` from the Lab colours of the sheet's samples alone."""
+        da, db = _sheet_ab_offset(ring_lab.reshape(-1, 3), self._sheet_ab)
         if max(abs(da), abs(db)) < RECENTRE_MIN:
             return None
         # One lookup table per channel: the same clipped shift, without a 16-bit copy.
@@ -191,6 +201,25 @@ class BoardReader:
         classes, skin, skin_any = classify(lab, self._table)
         drop_cool_where_red_clipped(classes, view)
         return _Classified(light, balanced, lab, shift, classes, skin, skin_any)
+
+    def _reduced_classes(
+        self, view: NDArray[np.uint8], light: SheetLight
+    ) -> tuple[NDArray[np.uint8], NDArray[np.bool_], NDArray[np.bool_]]:
+        """Classes, lit skin and any skin of every ``REDUCE``-th pixel of ``view``, as
+        :meth:`_classified` gives them there, for an arm search alone: a quarter of the
+        view converted and classified.  The balance runs whole (how many pixels it lifts
+        past the limit decides how it lifts them), and the chroma's re-centring is
+        measured on the sheet's own samples."""
+        balanced = light.balance(view, self.colours)
+        small = np.ascontiguousarray(balanced[::REDUCE, ::REDUCE])
+        lab = np.asarray(cv2.cvtColor(small, cv2.COLOR_BGR2Lab), dtype=np.uint8)
+        ring = np.take(balanced.reshape(-1, 3), self._ring_samples, axis=0)[:, None, :]
+        shift = self._recentre_chroma_at(np.asarray(cv2.cvtColor(ring, cv2.COLOR_BGR2Lab)))
+        if shift is not None:
+            lab = np.asarray(cv2.LUT(lab, shift), dtype=np.uint8)
+        classes, skin, skin_any = classify(lab, self._table)
+        drop_cool_where_red_clipped(classes, np.ascontiguousarray(view[::REDUCE, ::REDUCE]))
+        return classes, skin, skin_any
 
     def _unread_out_of_shadow(
         self,
@@ -340,12 +369,11 @@ class BoardReader:
             # skin, all of it or all but its edge. Under the single balance, look for its
             # skin again, and keep whichever balance shows more of an arm over the grid.
             # (A second lamp's tint along the sheet's edge is no arm's colour to follow.)
-            single = self._classified(view, SheetLight(sheet, None))
+            single_light = SheetLight(sheet, None)
             single_hand, single_shadow = self._arm_or_shadow(
-                hand_mask(
-                    single.classes,
-                    single.skin,
-                    single.skin_any,
+                reduced_hand_mask(
+                    *self._reduced_classes(view, single_light),
+                    view.shape[:2],
                     self.layout,
                     surround=surround,
                 ),
@@ -354,6 +382,7 @@ class BoardReader:
             shadow = single_shadow if shadow is None else shadow
             more = self._cells_under(single_hand) - self._cells_under(hand)
             if single_hand is not None and more >= ARM_OVER_GRID_CELLS:
+                single = self._classified(view, single_light)
                 fitted, sorted_, hand = sorted_, single, single_hand
         lab, classes, shift = sorted_.lab, sorted_.classes, sorted_.shift
 
@@ -499,11 +528,9 @@ def _hide(cells: list[str], hidden: frozenset[int]) -> list[str]:
     return ["?" if i in hidden else c for i, c in enumerate(cells)]
 
 
-def _sheet_ab_offset(
-    lab: NDArray[np.uint8], ring_samples: NDArray[np.intp], reference_ab: tuple[float, float]
-) -> tuple[int, int]:
-    """How far the sheet's chroma in this frame sits from where it should."""
-    ring = np.take(lab.reshape(-1, 3), ring_samples, axis=0)
+def _sheet_ab_offset(ring: NDArray[np.uint8], reference_ab: tuple[float, float]) -> tuple[int, int]:
+    """How far the sheet's chroma in this frame (``ring``: Lab of its samples, n x 3) sits
+    from where it should."""
     one_group = np.zeros(len(ring), dtype=np.intp)
     a, b = (grouped_medians(ring[:, 1:], one_group, 1)[0] - 128.0).tolist()
     return (round(a - reference_ab[0]), round(b - reference_ab[1]))
