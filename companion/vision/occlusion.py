@@ -8,7 +8,9 @@ the sheet (lit from the side, an arm's skin can leave the skin colours altogethe
 of it shifts alike); it is closed to the convex hull of the arm's body (glare on skin
 leaves holes) and widened by a margin for blur and soft edges.  It does not grow through
 whatever else is not floor: tiles, walls and the floor's own shading next to an arm would
-carry it across the whole board, and what lies beside the arm is read as usual.
+carry it across the whole board, and what lies beside the arm is read as usual.  An arm
+that shows no skin anywhere (a dark skin in a shadow, a sleeve) is still a broad body of
+no sheet colour reaching over the grid from beyond the sheet's edge.
 """
 
 from __future__ import annotations
@@ -287,11 +289,11 @@ def _body_reaching_in(
     across the sheet's bare ``outer`` band, cover ``BODY_MIN_AREA_MM2`` and a hand's least
     patch of the ``cells``, and whose colour goes on past the sheet's edge: an arm showing
     no skin at all."""
-    none = np.zeros(classes.shape, dtype=bool)
+    body = np.zeros(classes.shape, dtype=bool)
     unexplained = (classes >= PixelClass.B) & (classes <= PixelClass.UNKNOWN)
     area_px = HAND_MIN_AREA_MM2 * px_per_mm * px_per_mm
     if np.count_nonzero(unexplained & outer) < area_px:  # most frames: the edge is bare
-        return none
+        return body
     broad = cv2.morphologyEx(_u8(unexplained), cv2.MORPH_OPEN, _disc(_hand_width_px(px_per_mm)))
     _, found, stats, _ = cv2.connectedComponentsWithStats(_u8(broad), connectivity=8)
     parts = np.asarray(found, np.int32)
@@ -304,8 +306,8 @@ def _body_reaching_in(
             and np.count_nonzero(part & cells) >= area_px
             and surround.goes_on(part)
         ):
-            none |= part
-    return none
+            body |= part
+    return body
 
 
 def _with_arm_beside(

@@ -30,6 +30,16 @@ Side = Literal["top", "bottom", "left", "right"]
 SIDES: tuple[Side, ...] = ("top", "bottom", "left", "right")
 # Dark lines up to 3 px wide stand out in the reader's view (a tile's edge gap and shadow).
 _VIEW_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+# A slot is proven bare by no fewer quiet sides than this: two tiles read beside it leave
+# two, and a tile in it shows its edge on every side.
+QUIET_SIDES_MIN = 2
+# Where the slot beside each side starts, in cells (rows, columns) from the slot's first.
+_BESIDE: dict[Side, tuple[int, int]] = {
+    "top": (-2, 0),
+    "bottom": (2, 0),
+    "left": (0, -2),
+    "right": (0, 2),
+}
 
 
 @dataclass(frozen=True)
@@ -174,18 +184,6 @@ def prove_floor_by_outline(
             for i in slot:
                 out[i] = "."
     return out
-
-
-# A slot is proven bare by no fewer quiet sides than this: two tiles read beside it leave
-# two, and a tile in it shows its edge on every side.
-QUIET_SIDES_MIN = 2
-# Where the slot beside each side starts, in cells (rows, columns) from the slot's first.
-_BESIDE: dict[Side, tuple[int, int]] = {
-    "top": (-2, 0),
-    "bottom": (2, 0),
-    "left": (0, -2),
-    "right": (0, 2),
-}
 
 
 def _sides_not_beside_a_tile(
