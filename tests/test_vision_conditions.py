@@ -17,6 +17,7 @@ from companion.vision.conditions import (
     CLOTH_KINDS,
     EXPOSURE_STOPS_MAX,
     SENSOR_MODES_PX,
+    SKIN_TONES_BGR,
     CastShadow,
     Cloth,
     Conditions,
@@ -84,6 +85,25 @@ def test_real_table_draws_every_condition_within_its_range() -> None:
     for c in drawn:
         if c.lamps_kelvin is not None:
             assert abs(c.lamps_kelvin[0] - c.lamps_kelvin[1]) >= 1800
+    assert {c.skin_bgr for c in drawn} == set(SKIN_TONES_BGR)
+
+
+def test_the_arm_has_the_players_skin_tone() -> None:
+    # The arm of a darker-skinned player is darker over the board: the same scene, the
+    # same arm, only the skin changed.
+    truth = _truth(4)
+    light, dark = SKIN_TONES_BGR[0], SKIN_TONES_BGR[-1]
+    pale = render(PROFILE, truth, Shot(4, hand=True, conditions=Conditions(skin_bgr=light)))
+    deep = render(PROFILE, truth, Shot(4, hand=True, conditions=Conditions(skin_bgr=dark)))
+    changed = np.abs(pale.image.astype(int) - deep.image.astype(int)).sum(axis=2) > 30
+    assert changed.mean() > 0.02  # the arm covers a good part of the frame
+    assert pale.image[changed].mean() > deep.image[changed].mean() + 60
+    # Without an arm the skin tone changes nothing.
+    bare = Conditions(skin_bgr=dark)
+    assert np.array_equal(
+        render(PROFILE, truth, Shot(4, conditions=bare)).image,
+        render(PROFILE, truth, Shot(4, conditions=Conditions())).image,
+    )
 
 
 @pytest.mark.parametrize("size", SENSOR_MODES_PX)

@@ -51,6 +51,15 @@ PERSON_SHADOW_WIDTH_MM_RANGE = (180.0, 320.0)
 # How far (share of the board's side) a person's shadow reaches over the board.
 PERSON_SHADOW_REACH_RANGE = (0.1, 0.45)
 CLOTH_KINDS = ("plain", "checks", "stripes", "wood", "noise")
+# Players' skin, lit as the renderer lights the arm (BGR, 8-bit): from light to very dark.
+# A reader tuned on one tone fails the others (a dark arm in a shadow shows no skin colour).
+SKIN_TONES_BGR: tuple[tuple[int, int, int], ...] = (
+    (150, 180, 235),
+    (100, 140, 200),
+    (60, 95, 150),
+    (40, 60, 100),
+    (28, 38, 62),
+)
 # Period (px) of a cloth's checks or stripes in the image.
 CLOTH_PERIOD_PX_RANGE = (12, 80)
 # Gamma of the 8-bit frame: exposure scales linear light, not the encoded values.
@@ -90,13 +99,15 @@ class Conditions:
     cloth: Cloth | None = None
     barrel_k1: float = 0.0
     exposure_stops: float = 0.0
+    skin_bgr: tuple[int, int, int] | None = None  # the arm's skin; None keeps the default
 
     @classmethod
     def real_table(
         cls, rng: np.random.Generator, sheet_mm: tuple[float, float] = (400.0, 400.0)
     ) -> Conditions:
-        """Conditions drawn at random: every frame gets a sensor mode, a cloth, a lens and
-        an exposure error; half of them a second lamp, half of them hard shadows."""
+        """Conditions drawn at random: every frame gets a sensor mode, a cloth, a lens, an
+        exposure error and a player's skin tone; half of them a second lamp, half of them
+        hard shadows."""
         sensor = SENSOR_MODES_PX[int(rng.integers(len(SENSOR_MODES_PX)))]
         lamps: tuple[float, float] | None = None
         if rng.random() < 0.5:
@@ -118,6 +129,8 @@ class Conditions:
             cloth=_random_cloth(rng),
             barrel_k1=float(rng.uniform(*BARREL_K1_RANGE)),
             exposure_stops=float(rng.uniform(-EXPOSURE_STOPS_MAX, EXPOSURE_STOPS_MAX)),
+            # Drawn last: every seed keeps the table it had before skin tones were drawn.
+            skin_bgr=SKIN_TONES_BGR[int(rng.integers(len(SKIN_TONES_BGR)))],
         )
 
 

@@ -302,7 +302,8 @@ def render(
         )
     occluded = False
     if shot.hand:
-        occluded = _draw_hand(frame, cam, profile, rng, light_dir)
+        skin = conditions.skin_bgr or SKIN_BGR
+        occluded = _draw_hand(frame, cam, profile, rng, light_dir, skin)
     tint = illum[illum.shape[0] // 2, illum.shape[1] // 2] / max(
         float(illum[illum.shape[0] // 2, illum.shape[1] // 2, 1]), 1e-3
     )
@@ -432,8 +433,9 @@ def _draw_hand(
     profile: BoardProfile,
     rng: np.random.Generator,
     light: FloatArray,
+    skin_bgr: tuple[int, int, int] = SKIN_BGR,
 ) -> bool:
-    """An arm reaching from outside the sheet to a point above the board."""
+    """An arm of ``skin_bgr`` reaching from outside the sheet to a point above the board."""
     w, h = profile.geometry.sheet_mm
     tip = np.array([rng.uniform(80, w - 80), rng.uniform(80, h - 80), -rng.uniform(20, 120)])
     angle = rng.uniform(0, 2 * math.pi)
@@ -452,7 +454,7 @@ def _draw_hand(
     for k in range(steps):
         t = k / (steps - 1)
         tone = 0.75 + 0.25 * math.sin(t * math.pi)
-        colour = [int(c * tone * float(rng.uniform(0.95, 1.05))) for c in SKIN_BGR]
+        colour = [int(c * tone * float(rng.uniform(0.95, 1.05))) for c in skin_bgr]
         _capsule(frame, cam, np.array([tip, start]), radius * (1 - 0.6 * t), colour)
     return True
 
