@@ -3,14 +3,18 @@ tablecloth, seen straight down."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
+import pytest
 from numpy.typing import NDArray
 from vision_helpers import confident_wrong_cells
 
 from companion.boards import load_profile
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.colour import PixelClass
+from companion.vision.conditions import SKIN_TONES_BGR
 from companion.vision.occlusion import REDUCE, hand_mask
 from companion.vision.reader import BoardReader
 from companion.vision.render import random_state, render, shot_for
@@ -141,6 +145,22 @@ def test_a_generated_dark_arm_in_a_shadow_is_found_and_hides_its_cells() -> None
     seed = 24050
     truth = random_state(PROFILE, np.random.default_rng(seed + 7_919))
     reading = BoardReader(PROFILE).read(render(PROFILE, truth, shot_for(seed, True, True)).image)
+    assert reading.state is not None
+    assert reading.occluded
+    assert confident_wrong_cells(reading.state, truth) == []
+
+
+@pytest.mark.parametrize("seed", [40009, 40014])
+def test_a_dark_skinned_arm_beside_coloured_patches_is_found(seed: int) -> None:
+    """Generated frames under a real table's conditions with a dark-skinned arm (the
+    fourth of five tones): coloured patches on the sheet's edge that stop there were no
+    arm, and the search ended with them; the arm itself, showing no skin colour, was
+    missed and its cells read red (15 of them in 40014)."""
+    truth = random_state(PROFILE, np.random.default_rng(seed + 7_919))
+    shot = shot_for(seed, True, True)
+    assert shot.conditions is not None
+    shot = replace(shot, conditions=replace(shot.conditions, skin_bgr=SKIN_TONES_BGR[3]))
+    reading = BoardReader(PROFILE).read(render(PROFILE, truth, shot).image)
     assert reading.state is not None
     assert reading.occluded
     assert confident_wrong_cells(reading.state, truth) == []

@@ -128,22 +128,23 @@ def reduced_hand_mask(
     # leaves it no colour of its own there (or one the balance took for a second lamp's):
     # its skin reaching in counts too where no patch on the sheet led to it.
     reaching = _skin_reaching_in(small, small_skin, s)
-    if not seeds and not reaching.any() and surround is not None:
+    # Skin reaching in from the view's edge is an arm's; so is a patch on the sheet that is
+    # mostly skin, or whose colour goes on past the sheet's edge.  Where neither shows, an
+    # arm with no skin colour at all may still reach in as a broad body.
+    if (
+        surround is not None
+        and not reaching.any()
+        and not (seeds and _an_arm_among(labels, seeds, small_skin, surround))
+    ):
         cells = layout.cell_labels[::REDUCE, ::REDUCE] >= 0
         reaching = _body_reaching_in(small, outer, cells, s, surround)
+        if not reaching.any():
+            return None
     if reaching.any():
         apart = _apart_from(reaching, _chosen(n, labels, seeds))
         if apart.any():
             n, labels, seeds = _patches(patch | apart, min_px)
     if not seeds:
-        return None
-    # Skin reaching in from the view's edge is an arm's; so is a patch on the sheet that is
-    # mostly skin, or whose colour goes on past the sheet's edge.
-    if (
-        surround is not None
-        and not reaching.any()
-        and not _an_arm_among(labels, seeds, small_skin, surround)
-    ):
         return None
     grow = small_skin_any.astype(np.uint8)
     grow = _u8(cv2.morphologyEx(grow, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)))
