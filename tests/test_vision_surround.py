@@ -150,16 +150,17 @@ def test_a_generated_dark_arm_in_a_shadow_is_found_and_hides_its_cells() -> None
     assert confident_wrong_cells(reading.state, truth) == []
 
 
-@pytest.mark.parametrize("seed", [40009, 40014])
-def test_a_dark_skinned_arm_beside_coloured_patches_is_found(seed: int) -> None:
+@pytest.mark.parametrize(("seed", "tone"), [(40009, 3), (40014, 3), (40002, 4)])
+def test_a_dark_skinned_arm_showing_no_skin_colour_is_found(seed: int, tone: int) -> None:
     """Generated frames under a real table's conditions with a dark-skinned arm (the
-    fourth of five tones): coloured patches on the sheet's edge that stop there were no
-    arm, and the search ended with them; the arm itself, showing no skin colour, was
-    missed and its cells read red (15 of them in 40014)."""
+    fourth and fifth of five tones), which shows no skin colour.  Coloured patches on the
+    sheet's edge that stop there were no arm, and the search ended with them (40009,
+    40014: 15 cells read red); a body found without skin was only a way to those patches,
+    and the region grew from them alone, through skin it did not have (40002)."""
     truth = random_state(PROFILE, np.random.default_rng(seed + 7_919))
     shot = shot_for(seed, True, True)
     assert shot.conditions is not None
-    shot = replace(shot, conditions=replace(shot.conditions, skin_bgr=SKIN_TONES_BGR[3]))
+    shot = replace(shot, conditions=replace(shot.conditions, skin_bgr=SKIN_TONES_BGR[tone]))
     reading = BoardReader(PROFILE).read(render(PROFILE, truth, shot).image)
     assert reading.state is not None
     assert reading.occluded

@@ -131,13 +131,14 @@ def reduced_hand_mask(
     # Skin reaching in from the view's edge is an arm's; so is a patch on the sheet that is
     # mostly skin, or whose colour goes on past the sheet's edge.  Where neither shows, an
     # arm with no skin colour at all may still reach in as a broad body.
+    skinless = np.zeros(small.shape, dtype=bool)  # an arm's body found without its skin
     if (
         surround is not None
         and not reaching.any()
         and not (seeds and _an_arm_among(labels, seeds, small_skin, surround))
     ):
         cells = layout.cell_labels[::REDUCE, ::REDUCE] >= 0
-        reaching = _body_reaching_in(small, outer, cells, s, surround)
+        skinless = reaching = _body_reaching_in(small, outer, cells, s, surround)
         if not reaching.any():
             return None
     if reaching.any():
@@ -156,7 +157,8 @@ def reduced_hand_mask(
     seeded = _chosen(n, labels, seeds)
     # The patch on the sheet always counts, even where it is too thin to grow from.
     grown = _parts_touching(np.asarray(labels2, np.int32), n2, seeded)
-    region = seeded.astype(np.uint8) | grown.astype(np.uint8)
+    # With no skin to grow through, a body found without it is the region itself.
+    region = (seeded | grown | skinless).astype(np.uint8)
     region = _with_arm_beside(region, small, s)
     if lab is not None:
         region = _with_arm_alike(region, seeded, lab[::REDUCE, ::REDUCE], small, s)
