@@ -165,3 +165,16 @@ def test_a_dark_skinned_arm_showing_no_skin_colour_is_found(seed: int, tone: int
     assert reading.state is not None
     assert reading.occluded
     assert confident_wrong_cells(reading.state, truth) == []
+
+
+def test_a_lamps_tint_over_the_sheets_edge_joined_to_tiles_is_no_arm() -> None:
+    """A clear frame under two lamps (``--conditions --seed 26001``): under the single
+    balance the tinted sheet along one edge joined the tiles of the vats below it into a
+    broad body going on past the edge, and the whole board was taken for an arm's."""
+    seed = 26064
+    truth = random_state(PROFILE, np.random.default_rng(seed + 7_919))
+    reading = BoardReader(PROFILE).read(render(PROFILE, truth, shot_for(seed, False, True)).image)
+    assert reading.state is not None
+    assert not reading.occluded
+    assert confident_wrong_cells(reading.state, truth) == []
+    assert reading.state.cells.count("?") <= 4

@@ -54,6 +54,10 @@ SKIN_SHARE_MIN = 0.3
 # shadow, along the sheet's edge goes on past it too, but stays off the grid).  Tiles
 # never reach the sheet's edge, and bare sheet keeps the pieces from it.
 BODY_MIN_AREA_MM2 = 2000.0
+# Over the fish cells such a body hides the tiles: at least this share of its pixels
+# there shows no species' colour (dark arms 0.29-0.63, skin read red in places).  A lamp's
+# tint over the sheet's edge joined to the tiles it reaches shows theirs (0.06).
+BODY_UNKNOWN_OVER_CELLS_MIN = 0.2
 # Connected regions are found on a view reduced by this factor (a hand is large).
 REDUCE = 2
 # Skin lit far brighter than the sheet (an arm near the lamp over a sheet in its own
@@ -290,8 +294,8 @@ def _body_reaching_in(
 ) -> NDArray[np.bool_]:
     """Broad stretches of no sheet colour (species or no class) that reach the view's edge
     across the sheet's bare ``outer`` band, cover ``BODY_MIN_AREA_MM2`` and a hand's least
-    patch of the ``cells``, and whose colour goes on past the sheet's edge: an arm showing
-    no skin at all."""
+    patch of the ``cells`` (where they hide the tiles' colours), and whose colour goes on
+    past the sheet's edge: an arm showing no skin at all."""
     body = np.zeros(classes.shape, dtype=bool)
     unexplained = (classes >= PixelClass.B) & (classes <= PixelClass.UNKNOWN)
     area_px = HAND_MIN_AREA_MM2 * px_per_mm * px_per_mm
@@ -306,7 +310,9 @@ def _body_reaching_in(
         part = parts == label
         if (
             stats[label, cv2.CC_STAT_AREA] >= body_px
-            and np.count_nonzero(part & cells) >= area_px
+            and np.count_nonzero(over := part & cells) >= area_px
+            and np.count_nonzero(over & (classes == PixelClass.UNKNOWN))
+            >= BODY_UNKNOWN_OVER_CELLS_MIN * np.count_nonzero(over)
             and surround.goes_on(part)
         ):
             body |= part
