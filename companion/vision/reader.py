@@ -172,18 +172,17 @@ class BoardReader:
             return None, region
         return region, None
 
-    def _recentre_chroma(self, lab: NDArray[np.uint8]) -> NDArray[np.uint8] | None:
+    def _recentre_chroma(self, balanced: NDArray[np.uint8]) -> NDArray[np.uint8] | None:
         """The lookup table that moves the whole frame's chroma so the bare sheet sits at
-        its reference, or ``None`` when it already does.
+        its reference, or ``None`` when it already does; measured on the sheet's samples of
+        the ``balanced`` view alone.
 
         White balance by channel gains cannot undo a channel clipped on the bright sheet
         (warm light on a camera with locked white balance); a shift in Lab can.
         """
-        return self._recentre_chroma_at(np.take(lab.reshape(-1, 3), self._ring_samples, axis=0))
-
-    def _recentre_chroma_at(self, ring_lab: NDArray[np.uint8]) -> NDArray[np.uint8] | None:
-        """:meth:`_recentre_chroma` from the Lab colours of the sheet's samples alone."""
-        da, db = _sheet_ab_offset(ring_lab.reshape(-1, 3), self._sheet_ab)
+        ring = np.take(balanced.reshape(-1, 3), self._ring_samples, axis=0)[:, None, :]
+        ring_lab = np.asarray(cv2.cvtColor(ring, cv2.COLOR_BGR2Lab), dtype=np.uint8)[:, 0]
+        da, db = _sheet_ab_offset(ring_lab, self._sheet_ab)
         if max(abs(da), abs(db)) < RECENTRE_MIN:
             return None
         # One lookup table per channel: the same clipped shift, without a 16-bit copy.
@@ -191,15 +190,26 @@ class BoardReader:
         shift = np.array([0, -da, -db], dtype=np.int16)
         return np.asarray(np.clip(levels + shift, 0, 255), dtype=np.uint8).reshape(256, 1, 3)
 
-    def _classified(self, view: NDArray[np.uint8], light: SheetLight) -> _Classified:
-        """``view`` balanced under ``light``, in Lab re-centred on the sheet, classified."""
-        balanced = light.balance(view, self.colours)
+    def _sorted(
+        self,
+        balanced: NDArray[np.uint8],
+        view: NDArray[np.uint8],
+        shift: NDArray[np.uint8] | None,
+    ) -> tuple[NDArray[np.uint8], NDArray[np.uint8], NDArray[np.bool_], NDArray[np.bool_]]:
+        """A ``balanced`` view (or part of one, ``view`` being the same part unbalanced) in
+        Lab re-centred by ``shift``, and its classes, lit skin and any skin."""
         lab = np.asarray(cv2.cvtColor(balanced, cv2.COLOR_BGR2Lab), dtype=np.uint8)
-        shift = self._recentre_chroma(lab)
         if shift is not None:
             lab = np.asarray(cv2.LUT(lab, shift), dtype=np.uint8)
         classes, skin, skin_any = classify(lab, self._table)
         drop_cool_where_red_clipped(classes, view)
+        return lab, classes, skin, skin_any
+
+    def _classified(self, view: NDArray[np.uint8], light: SheetLight) -> _Classified:
+        """``view`` balanced under ``light``, in Lab re-centred on the sheet, classified."""
+        balanced = light.balance(view, self.colours)
+        shift = self._recentre_chroma(balanced)
+        lab, classes, skin, skin_any = self._sorted(balanced, view, shift)
         return _Classified(light, balanced, lab, shift, classes, skin, skin_any)
 
     def _reduced_classes(
@@ -208,17 +218,13 @@ class BoardReader:
         """Classes, lit skin and any skin of every ``REDUCE``-th pixel of ``view``, as
         :meth:`_classified` gives them there, for an arm search alone: a quarter of the
         view converted and classified.  The balance runs whole (how many pixels it lifts
-        past the limit decides how it lifts them), and the chroma's re-centring is
-        measured on the sheet's own samples."""
+        past the limit decides how it lifts them), and so does the chroma's re-centring."""
         balanced = light.balance(view, self.colours)
-        small = np.ascontiguousarray(balanced[::REDUCE, ::REDUCE])
-        lab = np.asarray(cv2.cvtColor(small, cv2.COLOR_BGR2Lab), dtype=np.uint8)
-        ring = np.take(balanced.reshape(-1, 3), self._ring_samples, axis=0)[:, None, :]
-        shift = self._recentre_chroma_at(np.asarray(cv2.cvtColor(ring, cv2.COLOR_BGR2Lab)))
-        if shift is not None:
-            lab = np.asarray(cv2.LUT(lab, shift), dtype=np.uint8)
-        classes, skin, skin_any = classify(lab, self._table)
-        drop_cool_where_red_clipped(classes, np.ascontiguousarray(view[::REDUCE, ::REDUCE]))
+        shift = self._recentre_chroma(balanced)
+        part = np.ascontiguousarray(balanced[::REDUCE, ::REDUCE])
+        _, classes, skin, skin_any = self._sorted(
+            part, np.ascontiguousarray(view[::REDUCE, ::REDUCE]), shift
+        )
         return classes, skin, skin_any
 
     def _unread_out_of_shadow(
