@@ -80,6 +80,8 @@ class SlotOutlines:
         g = profile.geometry
         self._origin_mm: dict[int, tuple[float, float]] = {}
         self._wall_sides: dict[int, tuple[Side, ...]] = {}
+        # The slots of each slot's vat: the ones whose tiles may lie against it.
+        self.vat_slots_of = {slot: slots for slots in profile.vat_slots.values() for slot in slots}
         for slot in profile.slots:
             self._origin_mm[slot[0]] = g.cell_corner_mm(*divmod(slot[0], GRID))
             self._wall_sides[slot[0]] = _wall_sides(profile, slot)
@@ -170,14 +172,13 @@ def prove_floor_by_outline(
     their outline shows no tile's edge; an arm's cells are never proven."""
     clipped_floor = floor_chroma(colour, floor) & washed_out(colour)
     out = list(cells)
-    vat_of = {slot: slots for slots in outlines.profile.vat_slots.values() for slot in slots}
     for slot in outlines.profile.slots:
         chars = [out[i] for i in slot]
         if "?" not in chars or any(c not in ".?" for c in chars):
             continue
         if any(i in hidden or (out[i] == "?" and not clipped_floor[i]) for i in slot):
             continue
-        sides = _sides_not_beside_a_tile(out, slot, vat_of[slot])
+        sides = _sides_not_beside_a_tile(out, slot, outlines.vat_slots_of[slot])
         if len(sides) < QUIET_SIDES_MIN:
             continue
         if outlines.strongest_edge(frame_bgr, homography, slot, sides) < outlines.rules.edge_min:
