@@ -178,6 +178,9 @@ def test_two_markers_covered_needs_a_previous_view(photos) -> None:  # type: ign
     reused = reader.read(image)
     assert reused.state is not None
     assert confident_wrong_cells(reused.state, photo.state) == []
+    # A camera moved on purpose: the last view no longer stands in.
+    reader.forget_pose()
+    assert reader.read(image).state is None
 
 
 def _shadow_edge_through_marker(

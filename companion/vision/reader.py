@@ -332,6 +332,11 @@ class BoardReader:
         """How many cells a region (an arm) touches; none for no region."""
         return 0 if region is None else len(_cells_covered(region, self._cell_pixels, 0.0))
 
+    def forget_pose(self) -> None:
+        """Forgets where the last frame placed the board: the next frame is located by its
+        own markers alone (the camera was moved on purpose)."""
+        self._locator.reset()
+
     def read(self, frame_bgr: NDArray[np.uint8]) -> Reading:
         """Reads one BGR frame (any size) into a :class:`Reading`."""
         t0 = time.perf_counter()
