@@ -68,6 +68,22 @@ def test_an_arm_over_the_same_band_hides_the_print() -> None:
     assert not PRINT.shows_through(band, view)
 
 
+def test_only_a_body_that_hides_the_print_surely_hides_it() -> None:
+    """A body too dark for colour is an arm's only where it surely hides the print: not
+    under a deep shadow, whose print still shows, nor where too little print lies to tell."""
+    band = _corner_band()
+    view = _bare_view()
+    assert not PRINT.hides(band, _darkened(view, band, 0.2))
+    solid = view.copy()
+    solid[band] = (28, 38, 62)  # the darkest skin, flat
+    assert PRINT.hides(band, solid)
+    w, h = LAYOUT.size_px
+    print_free = np.zeros((h, w), bool)
+    print_free[h // 3 : h // 2, w - round(10 * S) :] = True
+    solid[print_free] = (28, 38, 62)
+    assert not PRINT.hides(print_free, solid)
+
+
 def test_the_print_a_pixel_or_two_off_still_shows() -> None:
     """A lens's barrel distortion moves the print off where the homography puts it."""
     band = _corner_band()

@@ -3,6 +3,7 @@ tablecloth, seen straight down."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import cv2
@@ -139,6 +140,35 @@ def test_an_arm_showing_no_skin_is_found_where_it_reaches_over_the_grid_from_bey
     assert hand_mask(edge_only, no_skin, no_skin, LAYOUT, lab, surround=cloth) is None
 
 
+def test_a_body_too_dark_for_any_colour_is_an_arm_only_where_it_hides_the_print() -> None:
+    # Too dark for colour, an arm is no different from a hard shadow but for what lies
+    # under it: the search takes such a body only when asked whether it hides the print,
+    # and only when it does.
+    no_skin = np.zeros(LAYOUT.size_px[::-1], dtype=bool)
+    lab = np.full((*LAYOUT.size_px[::-1], 3), 128, np.uint8)
+    frame, homography = _frame()
+    _paint_mm(frame, homography, (-60.0, 220.0))
+    crosses = SheetSurround(frame, homography, SHEET_MM, SCALE)
+    dark = _body((0.0, 220.0))
+    dark[dark == PixelClass.UNKNOWN] = PixelClass.DARK
+    asked: list[int] = []
+
+    def hides(answer: bool) -> Callable[[NDArray[np.bool_]], bool]:
+        def judge(region: NDArray[np.bool_]) -> bool:
+            asked.append(int(region.sum()))
+            return answer
+
+        return judge
+
+    assert hand_mask(dark, no_skin, no_skin, LAYOUT, lab, surround=crosses) is None
+    assert hand_mask(dark, no_skin, no_skin, LAYOUT, lab, None, crosses, hides(False)) is None
+    hand = hand_mask(dark, no_skin, no_skin, LAYOUT, lab, None, crosses, hides(True))
+    assert hand is not None
+    s = LAYOUT.px_per_mm
+    assert hand[round(180 * s), round(150 * s)]
+    assert len(asked) == 2 and asked[0] > 0  # the body itself was judged, once each
+
+
 def test_a_generated_dark_arm_in_a_shadow_is_found_and_hides_its_cells() -> None:
     """The frame of ``bench vision --conditions --seed 24001`` whose arm, dark skin in a
     lamp arm's shadow, showed no skin colour: missed, it read 13 bare cells as red."""
@@ -178,3 +208,35 @@ def test_a_lamps_tint_over_the_sheets_edge_joined_to_tiles_is_no_arm() -> None:
     assert not reading.occluded
     assert confident_wrong_cells(reading.state, truth) == []
     assert reading.state.cells.count("?") <= 4
+
+
+@pytest.mark.parametrize(("seed", "tone"), [(26005, None), (26020, None), (40006, 4)])
+def test_an_arm_too_dark_for_any_colour_is_found_where_it_hides_the_print(
+    seed: int, tone: int | None
+) -> None:
+    """Generated frames with a dark-skinned arm in a hard shadow (``--conditions --seed
+    26001``, and the darkest tone on seed 40006): most of the arm is too dark for any
+    colour, like the shadow itself, and it went unfound while 1 to 4 cells under it read
+    as tiles they were not.  The print shows in few of its parts, as under no shadow."""
+    truth = random_state(PROFILE, np.random.default_rng(seed + 7_919))
+    shot = shot_for(seed, True, True)
+    if tone is not None:
+        assert shot.conditions is not None
+        shot = replace(shot, conditions=replace(shot.conditions, skin_bgr=SKIN_TONES_BGR[tone]))
+    reading = BoardReader(PROFILE).read(render(PROFILE, truth, shot).image)
+    assert reading.state is not None
+    assert reading.occluded
+    assert confident_wrong_cells(reading.state, truth) == []
+
+
+@pytest.mark.parametrize("seed", [24021, 24059])
+def test_a_lamp_arms_deep_shadow_across_the_tiles_is_no_arm(seed: int) -> None:
+    """Clear frames (``--conditions --seed 24001``) crossed by a lamp arm's hard shadow
+    so deep that most of it is too dark for any colour: a body as dark as the darkest
+    arm, reaching in from beyond the sheet, but the print still shows through it in
+    half its parts or more (or too few have print to tell), so it is no arm."""
+    truth = random_state(PROFILE, np.random.default_rng(seed + 7_919))
+    reading = BoardReader(PROFILE).read(render(PROFILE, truth, shot_for(seed, False, True)).image)
+    assert reading.state is not None
+    assert not reading.occluded
+    assert confident_wrong_cells(reading.state, truth) == []

@@ -10,12 +10,14 @@ leaves holes) and widened by a margin for blur and soft edges.  It does not grow
 whatever else is not floor: tiles, walls and the floor's own shading next to an arm would
 carry it across the whole board, and what lies beside the arm is read as usual.  An arm
 that shows no skin anywhere (a dark skin in a shadow, a sleeve) is still a broad body of
-no sheet colour reaching over the grid from beyond the sheet's edge.
+no sheet colour reaching over the grid from beyond the sheet's edge; where it is too dark
+for any colour, as dark as a hard shadow, it is one only where it hides the board's print.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 
 import cv2
 import numpy as np
@@ -72,6 +74,10 @@ FOREIGN_AB_MIN = 12.0
 SEED_SKIN_SHARE = 0.3
 
 
+# Whether a region of the reduced view (``REDUCE``) hides the board's print there.
+PrintJudge = Callable[[NDArray[np.bool_]], bool]
+
+
 def hand_mask(
     classes: NDArray[np.uint8],
     skin: NDArray[np.bool_],
@@ -80,6 +86,7 @@ def hand_mask(
     lab: NDArray[np.uint8] | None = None,
     sheet_ab: tuple[float, float] | None = None,
     surround: SheetSurround | None = None,
+    hides_print: PrintJudge | None = None,
 ) -> NDArray[np.bool_] | None:
     """The region covered by a hand, or ``None`` when no hand reaches over the board.
 
@@ -92,7 +99,9 @@ def hand_mask(
     little skin count only when their colour goes on past the sheet's edge, as an arm's
     does: a coloured shadow or the tablecloth bowed in by the lens stops there.  The
     region then grows through skin as broad as a hand and,
-    given ``lab``, through the colour of the arm's own patch on the sheet.
+    given ``lab``, through the colour of the arm's own patch on the sheet.  Given
+    ``hides_print`` (whether a region of the reduced view hides the board's print), a
+    body too dark for any colour counts as well where it hides the print.
     """
     # Every test runs on the reduced grid only (copied whole: strided views are slow).
     return reduced_hand_mask(
@@ -104,6 +113,7 @@ def hand_mask(
         lab,
         sheet_ab,
         surround,
+        hides_print,
     )
 
 
@@ -116,6 +126,7 @@ def reduced_hand_mask(
     lab: NDArray[np.uint8] | None = None,
     sheet_ab: tuple[float, float] | None = None,
     surround: SheetSurround | None = None,
+    hides_print: PrintJudge | None = None,
 ) -> NDArray[np.bool_] | None:
     """:func:`hand_mask` from the classes, lit skin and any skin of the view's every
     ``REDUCE``-th pixel (``lab`` stays whole), as a region of the whole view
@@ -136,19 +147,27 @@ def reduced_hand_mask(
     # mostly skin, or whose colour goes on past the sheet's edge.  Where neither shows, an
     # arm with no skin colour at all may still reach in as a broad body.
     skinless = np.zeros(small.shape, dtype=bool)  # an arm's body found without its skin
+    cells = layout.cell_labels[::REDUCE, ::REDUCE] >= 0
+    searched = False  # for such a body
     if (
         surround is not None
         and not reaching.any()
         and not (seeds and _an_arm_among(labels, seeds, small_skin, surround))
     ):
-        cells = layout.cell_labels[::REDUCE, ::REDUCE] >= 0
-        skinless = reaching = _body_reaching_in(small, outer, cells, s, surround)
+        skinless = reaching = _skinless_body(small, outer, cells, s, surround, hides_print)
+        searched = True
         if not reaching.any():
             return None
     if reaching.any():
         apart = _apart_from(reaching, _chosen(n, labels, seeds))
         if apart.any():
             n, labels, seeds = _patches(patch | apart, min_px)
+    if not seeds and surround is not None and not searched:
+        # The skin reaching in was too little for a hand (a glint on a dark arm): the arm
+        # may still show as a body.
+        skinless = _skinless_body(small, outer, cells, s, surround, hides_print)
+        if skinless.any():
+            n, labels, seeds = _patches(patch | skinless, min_px)
     if not seeds:
         return None
     grow = small_skin_any.astype(np.uint8)
@@ -285,36 +304,64 @@ def _skin_reaching_in(
     return stretches & _parts_touching(np.asarray(joined, np.int32), n2, rim)
 
 
+def _skinless_body(
+    classes: NDArray[np.uint8],
+    outer: NDArray[np.bool_],
+    cells: NDArray[np.bool_],
+    px_per_mm: float,
+    surround: SheetSurround,
+    hides_print: PrintJudge | None,
+) -> NDArray[np.bool_]:
+    """An arm's body found without its skin (:func:`_body_reaching_in`): of any colour
+    first, then, given ``hides_print``, too dark for colour where it hides the print."""
+    body = _body_reaching_in(classes, outer, cells, px_per_mm, surround)
+    if not body.any() and hides_print is not None:
+        body = _body_reaching_in(classes, outer, cells, px_per_mm, surround, hides_print)
+    return body
+
+
 def _body_reaching_in(
     classes: NDArray[np.uint8],
     outer: NDArray[np.bool_],
     cells: NDArray[np.bool_],
     px_per_mm: float,
     surround: SheetSurround,
+    hides_print: PrintJudge | None = None,
 ) -> NDArray[np.bool_]:
     """Broad stretches of no sheet colour (species or no class) that reach the view's edge
     across the sheet's bare ``outer`` band, cover ``BODY_MIN_AREA_MM2`` and a hand's least
     patch of the ``cells`` (where they hide the tiles' colours), and whose colour goes on
-    past the sheet's edge: an arm showing no skin at all."""
+    past the sheet's edge: an arm showing no skin at all.
+
+    Given ``hides_print``, pixels too dark for any colour count as well, and a stretch
+    must hide the board's print instead of the tiles' colours: the darkest skin in a
+    shadow is as dark as a lamp arm's hard shadow, which only dims the print (and joined
+    to the red tiles beside it, an arm shows their colour over much of the cells).  Such
+    a stretch joins the arm's lit and shaded parts, so only where it crosses the sheet's
+    outer band is its colour the one that goes on past the edge."""
     body = np.zeros(classes.shape, dtype=bool)
-    unexplained = (classes >= PixelClass.B) & (classes <= PixelClass.UNKNOWN)
+    last = PixelClass.UNKNOWN if hides_print is None else PixelClass.DARK
+    unexplained = cv2.inRange(classes, int(PixelClass.B), int(last))
     area_px = HAND_MIN_AREA_MM2 * px_per_mm * px_per_mm
-    if np.count_nonzero(unexplained & outer) < area_px:  # most frames: the edge is bare
+    if np.count_nonzero(unexplained[outer]) < area_px:  # most frames: the edge is bare
         return body
-    broad = cv2.morphologyEx(_u8(unexplained), cv2.MORPH_OPEN, _disc(_hand_width_px(px_per_mm)))
+    broad = cv2.morphologyEx(unexplained, cv2.MORPH_OPEN, _disc(_hand_width_px(px_per_mm)))
     _, found, stats, _ = cv2.connectedComponentsWithStats(_u8(broad), connectivity=8)
     parts = np.asarray(found, np.int32)
     rim = np.unique(np.r_[parts[0], parts[-1], parts[:, 0], parts[:, -1]])
     body_px = BODY_MIN_AREA_MM2 * px_per_mm * px_per_mm
     for label in rim[rim > 0].tolist():
         part = parts == label
-        if (
-            stats[label, cv2.CC_STAT_AREA] >= body_px
-            and np.count_nonzero(over := part & cells) >= area_px
-            and np.count_nonzero(over & (classes == PixelClass.UNKNOWN))
-            >= BODY_UNKNOWN_OVER_CELLS_MIN * np.count_nonzero(over)
-            and surround.goes_on(part)
-        ):
+        over = part & cells
+        if stats[label, cv2.CC_STAT_AREA] < body_px or np.count_nonzero(over) < area_px:
+            continue
+        if hides_print is None:
+            unknown = np.count_nonzero(over & (classes == PixelClass.UNKNOWN))
+            share = BODY_UNKNOWN_OVER_CELLS_MIN * np.count_nonzero(over)
+            hides, crossing = bool(unknown >= share), part
+        else:
+            hides, crossing = hides_print(part), part & outer
+        if hides and surround.goes_on(crossing):
             body |= part
     return body
 

@@ -361,6 +361,13 @@ class BoardReader:
             self.profile.geometry.sheet_mm,
             self.layout.px_per_mm / REDUCE,
         )
+
+        def hides_print(reduced: NDArray[np.bool_]) -> bool:
+            region = cv2.resize(
+                reduced.view(np.uint8), view.shape[1::-1], interpolation=cv2.INTER_NEAREST
+            )
+            return self.shadows.hides(region.view(bool), view)
+
         hand, shadow = self._arm_or_shadow(
             hand_mask(
                 sorted_.classes,
@@ -370,6 +377,7 @@ class BoardReader:
                 sorted_.lab,
                 self._sheet_ab,
                 surround,
+                hides_print,
             ),
             view,
         )

@@ -55,6 +55,10 @@ class ShadowRules:
     # hides a broad stretch of it (11 parts in the region at 0.80 above), a shadow only a
     # few parts (pieces standing in it, its own edge; at most 4).
     hidden_patch_max: int = 5
+    # A body too dark for any colour is an arm only when the print shows in no more than
+    # this share of its judged parts: dark arms' bodies 0.03-0.12 over 3 frames, the
+    # darkest lamp-arm shadow crossing tiles 0.56 (its print drowned in the dark).
+    hidden_share_max: float = 0.3
 
 
 class PrintUnderShadow:
@@ -138,6 +142,15 @@ class PrintUnderShadow:
         if int(shown.sum()) < self.rules.shadow_share_min * int(judged.sum()):
             return False
         return _largest_patch(judged & ~shown) <= self.rules.hidden_patch_max
+
+    def hides(self, region: NDArray[np.bool_], view_bgr: NDArray[np.uint8]) -> bool:
+        """Whether ``region`` (canonical view) surely hides the board's print, as only
+        something solid does: enough parts with print are judged, and it shows in few."""
+        parts = self.parts_seen(region, view_bgr)
+        if parts is None:
+            return False
+        judged, shown = parts
+        return int(shown.sum()) <= self.rules.hidden_share_max * int(judged.sum())
 
     def parts_seen(
         self, region: NDArray[np.bool_], view_bgr: NDArray[np.uint8]
