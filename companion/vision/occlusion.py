@@ -277,13 +277,13 @@ def _skin_reaching_in(
     broad = _u8(cv2.morphologyEx(candidate.astype(np.uint8), cv2.MORPH_OPEN, _disc(width)))
     if not broad.any():
         return np.zeros(skin.shape, dtype=bool)
-    n, found = cv2.connectedComponents(broad, connectivity=8)
+    n, found, stats, _ = cv2.connectedComponentsWithStats(broad, connectivity=8)
     parts: NDArray[np.int32] = np.asarray(found, np.int32)
     skin_px = np.bincount(parts[skin], minlength=n)
     skin_px[0] = 0
-    if not skin_px.any():  # most frames: the broad stretches hold no skin at all
+    if not skin_px.any():  # the broad stretches hold no skin at all
         return np.zeros(skin.shape, dtype=bool)
-    sizes = np.bincount(parts.ravel(), minlength=n)
+    sizes = stats[:, cv2.CC_STAT_AREA]
     skinned = skin_px >= SKIN_SHARE_MIN * sizes
     skinned[0] = False
     stretches: NDArray[np.bool_] = np.take(skinned, parts)
