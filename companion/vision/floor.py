@@ -188,29 +188,16 @@ class CellColour:
             np.ascontiguousarray(raw[windows.box]), SENSOR_LIMIT - 1, 1, cv2.THRESH_BINARY
         )
         each = np.asarray(limited, dtype=np.uint8)
-        if not each.any():  # nothing at the limit: every share is 0
-            zeros = np.zeros(len(means))
-            return cls(means[:, 0], means[:, 1] - 128.0, means[:, 2] - 128.0, zeros, zeros)
         blue, green, red = cv2.split(each)
         at_limit = cv2.add(cv2.add(blue, green), red)
         yellow = _yellow_clipped(red, green, balanced[windows.box])
-        # The three shares of a pixel as one image: one integral image for them all.
-        shares = windows.means_in_box(
-            cv2.merge(
-                [
-                    np.asarray(at_limit >= 2, dtype=np.uint8),
-                    np.asarray(at_limit >= 1, dtype=np.uint8),
-                    yellow,
-                ]
-            )
-        )
         return cls(
             means[:, 0],
             means[:, 1] - 128.0,
             means[:, 2] - 128.0,
-            shares[:, 0],
-            shares[:, 1],
-            shares[:, 2],
+            windows.means_in_box(np.asarray(at_limit >= 2, dtype=np.uint8))[:, 0],
+            windows.means_in_box(np.asarray(at_limit >= 1, dtype=np.uint8))[:, 0],
+            windows.means_in_box(yellow)[:, 0],
             windows.means_in_box(each),
         )
 
