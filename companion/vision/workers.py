@@ -1156,8 +1156,7 @@ def _one_dominus_each(colours: Iterable[str]) -> bool:
 
 
 class StripPixels(NamedTuple):
-    """The pixels of the worker strips that may belong to a piece, with what they show,
-    from the top of the board down (what :func:`_pairs_in_boxes` relies on)."""
+    """The pixels of the worker strips that may belong to a piece, with what they show."""
 
     pts_mm: NDArray[np.float64]  # board position of each pixel's centre
     classes: NDArray[np.uint8]
@@ -1214,11 +1213,8 @@ def _strip_pixels(
     left, top = classes[:, :limit], classes[:limit, limit:]
     ys1, xs1 = pixel_coords(_piece_pixels(left))
     ys2, xs2 = pixel_coords(_piece_pixels(top))
-    # Each strip's pixels come row by row: merged in one pass, all of them do.
+    xs = np.concatenate([xs1, xs2 + limit])
     ys = np.concatenate([ys1, ys2])
-    by_row = np.argsort(ys, kind="stable")
-    xs = np.take(np.concatenate([xs1, xs2 + limit]), by_row)
-    ys = np.take(ys, by_row)
     pts = np.stack([(xs + 0.5) / s, (ys + 0.5) / s], axis=1).astype(np.float64)
     if len(xs) == 0:
         return StripPixels(pts, classes[ys, xs], np.zeros((0, 2), np.float32))
@@ -1264,16 +1260,16 @@ def _pairs_in_boxes(
     pts_mm: NDArray[np.float64], low: NDArray[np.float64], high: NDArray[np.float64]
 ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """Every (point, box) pair with the point inside the box (``low`` to ``high``, x and y,
-    edges included): the point's index and the box's, as two arrays, box after box.  The
-    points come sorted by y (:class:`StripPixels`, and any part of them)."""
+    edges included): the point's index and the box's, as two arrays, box after box."""
     # Sorted by y, the points within each box's band of rows are one run.
-    ys = pts_mm[:, 1]
+    order = np.argsort(pts_mm[:, 1], kind="stable")
+    ys = np.take(pts_mm[:, 1], order)
     start = np.searchsorted(ys, low[:, 1], side="left")
     count = np.maximum(np.searchsorted(ys, high[:, 1], side="right") - start, 0)
     box = np.repeat(np.arange(len(low)), count)
-    # Every run's positions, all at once.
+    # Every run's positions in the sorted order, all at once.
     offset = np.repeat(start - (np.cumsum(count) - count), count)
-    point = np.arange(len(box)) + offset
+    point = order[np.arange(len(box)) + offset]
     xs = np.take(pts_mm[:, 0], point)
     inside = (xs >= low[box, 0]) & (xs <= high[box, 0])
     return point[inside], box[inside]
