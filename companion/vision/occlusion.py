@@ -147,14 +147,13 @@ def reduced_hand_mask(
     # mostly skin, or whose colour goes on past the sheet's edge.  Where neither shows, an
     # arm with no skin colour at all may still reach in as a broad body.
     skinless = np.zeros(small.shape, dtype=bool)  # an arm's body found without its skin
-    cells = layout.cell_labels[::REDUCE, ::REDUCE] >= 0
     searched = False  # for such a body
     if (
         surround is not None
         and not reaching.any()
         and not (seeds and _an_arm_among(labels, seeds, small_skin, surround))
     ):
-        skinless = reaching = _skinless_body(small, outer, cells, s, surround, hides_print)
+        skinless = reaching = _skinless_body(small, outer, layout, s, surround, hides_print)
         searched = True
         if not reaching.any():
             return None
@@ -165,7 +164,7 @@ def reduced_hand_mask(
     if not seeds and surround is not None and not searched:
         # The skin reaching in was too little for a hand (a glint on a dark arm): the arm
         # may still show as a body.
-        skinless = _skinless_body(small, outer, cells, s, surround, hides_print)
+        skinless = _skinless_body(small, outer, layout, s, surround, hides_print)
         if skinless.any():
             n, labels, seeds = _patches(patch | skinless, min_px)
     if not seeds:
@@ -307,13 +306,14 @@ def _skin_reaching_in(
 def _skinless_body(
     classes: NDArray[np.uint8],
     outer: NDArray[np.bool_],
-    cells: NDArray[np.bool_],
+    layout: CanonicalLayout,
     px_per_mm: float,
     surround: SheetSurround,
     hides_print: PrintJudge | None,
 ) -> NDArray[np.bool_]:
     """An arm's body found without its skin (:func:`_body_reaching_in`): of any colour
     first, then, given ``hides_print``, too dark for colour where it hides the print."""
+    cells = layout.cell_labels[::REDUCE, ::REDUCE] >= 0
     body = _body_reaching_in(classes, outer, cells, px_per_mm, surround)
     if not body.any() and hides_print is not None:
         body = _body_reaching_in(classes, outer, cells, px_per_mm, surround, hides_print)
