@@ -231,3 +231,17 @@ def test_generated_frames_with_the_sheets_red_clipped_under_two_lamps_read_no_ce
     reading = BoardReader(profile).read(render(profile, truth, shot_for(seed, False, True)).image)
     assert reading.state is not None
     assert confident_wrong_cells(reading.state, truth) == []
+
+
+@pytest.mark.parametrize(("seed", "line", "code"), [(20018, 23, "Bd"), (25072, 11, "Bd")])
+def test_a_dominus_in_a_hard_shadow_is_not_read_as_a_vilicus(
+    seed: int, line: int, code: str
+) -> None:
+    """Clear frames under a real table's conditions (``bench vision --conditions``) whose
+    blue dominus, in a hard shadow, looked just small enough to be read as a vilicus."""
+    profile = load_profile("troia")
+    truth = random_state(profile, np.random.default_rng(seed + 7_919))
+    reading = BoardReader(profile).read(render(profile, truth, shot_for(seed, False, True)).image)
+    assert reading.state is not None
+    assert truth.workers[line] == code
+    assert reading.state.workers[line] == code

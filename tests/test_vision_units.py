@@ -53,6 +53,7 @@ from companion.vision.workers import (
     WorkerRules,
     _discs,
     _size_each_piece,
+    _size_from,
     _size_with_settled_neighbours,
     _with_dark_cores_named,
     core_centre_mm,
@@ -231,6 +232,20 @@ def test_from_a_slant_the_reach_of_the_top_tells_the_size() -> None:
     # Straight down there is no reach to speak of: only the area counts.
     assert size_evidence(-0.3, 0.0, 0.0, g.vilicus, g.dominus, rules) < 0
     assert size_evidence(0.3, 0.0, 0.0, g.vilicus, g.dominus, rules) > 0
+
+
+def test_a_piece_a_little_smaller_than_the_sizes_midway_is_left_unsure() -> None:
+    # A dominus in a hard shadow loses its darkest faces and looks smaller: just below
+    # the band of doubt it is no vilicus yet, and the silhouettes settle it.  Above the
+    # band nothing but a neighbour or a tint makes a vilicus look larger.
+    rules = WorkerRules()
+    centre = rules.size_centre
+    assert _size_from(centre - 0.35, 0.0, False, rules) is None
+    assert _size_from(centre - 0.5, 0.0, False, rules) == "v"
+    assert _size_from(centre + 0.15, 0.0, False, rules) is None
+    assert _size_from(centre + 0.25, 0.0, False, rules) == "d"
+    # A piece crowded by its neighbours keeps its own, wider band on both sides.
+    assert _size_from(centre + 0.35, 0.0, True, rules) is None
 
 
 def test_a_piece_standing_apart_as_wide_as_a_dominus_is_one() -> None:
