@@ -13,11 +13,12 @@ from numpy.typing import NDArray
 from vision_helpers import confident_wrong_cells
 
 from companion.boards import load_profile
+from companion.games.garum.state import BoardState
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.colour import PixelClass
 from companion.vision.conditions import SKIN_TONES_BGR
 from companion.vision.occlusion import REDUCE, hand_mask
-from companion.vision.reader import BoardReader
+from companion.vision.reader import BoardReader, Reading
 from companion.vision.render import random_state, render, shot_for
 from companion.vision.surround import SheetSurround
 
@@ -113,42 +114,42 @@ def _body(x_mm: tuple[float, float]) -> NDArray[np.uint8]:
     return classes
 
 
+def _sleeve_beyond(x_mm: tuple[float, float]) -> SheetSurround:
+    """The surround of a frame whose sleeve lies over board x in ``x_mm`` (see
+    :func:`_paint_mm`)."""
+    frame, homography = _frame()
+    _paint_mm(frame, homography, x_mm)
+    return SheetSurround(frame, homography, SHEET_MM, SCALE)
+
+
+NO_SKIN = np.zeros(LAYOUT.size_px[::-1], dtype=bool)
+GREY_LAB = np.full((*LAYOUT.size_px[::-1], 3), 128, np.uint8)
+
+
 def test_an_arm_showing_no_skin_is_found_where_it_reaches_over_the_grid_from_beyond() -> None:
     # A dark arm in its own shade shows neither skin nor a species' colour: what finds it
     # is a body as broad as a hand, from the sheet's edge over the fish cells, going on
     # past the sheet in the frame.  Before, such an arm's cells read as red tiles.
-    no_skin = np.zeros(LAYOUT.size_px[::-1], dtype=bool)
-    lab = np.full((*LAYOUT.size_px[::-1], 3), 128, np.uint8)
-    frame, homography = _frame()
-    _paint_mm(frame, homography, (-60.0, 220.0))
-    crosses = SheetSurround(frame, homography, SHEET_MM, SCALE)
     over_grid = _body((0.0, 220.0))
-    hand = hand_mask(over_grid, no_skin, no_skin, LAYOUT, lab, surround=crosses)
+    crosses = _sleeve_beyond((-60.0, 220.0))
+    hand = hand_mask(over_grid, NO_SKIN, NO_SKIN, LAYOUT, GREY_LAB, surround=crosses)
     assert hand is not None
     s = LAYOUT.px_per_mm
     assert hand[round(180 * s), round(150 * s)]
     # The same body stopping at the sheet's edge in the frame is a shadow's or a cloth's.
-    frame, homography = _frame()
-    _paint_mm(frame, homography, (0.0, 220.0))
-    stops = SheetSurround(frame, homography, SHEET_MM, SCALE)
-    assert hand_mask(over_grid, no_skin, no_skin, LAYOUT, lab, surround=stops) is None
+    stops = _sleeve_beyond((0.0, 220.0))
+    assert hand_mask(over_grid, NO_SKIN, NO_SKIN, LAYOUT, GREY_LAB, surround=stops) is None
     # Going on past the edge but staying off the grid: the tablecloth the lens bows in.
-    frame, homography = _frame()
-    _paint_mm(frame, homography, (-60.0, 50.0))
-    cloth = SheetSurround(frame, homography, SHEET_MM, SCALE)
+    cloth = _sleeve_beyond((-60.0, 50.0))
     edge_only = _body((0.0, 50.0))
-    assert hand_mask(edge_only, no_skin, no_skin, LAYOUT, lab, surround=cloth) is None
+    assert hand_mask(edge_only, NO_SKIN, NO_SKIN, LAYOUT, GREY_LAB, surround=cloth) is None
 
 
 def test_a_body_too_dark_for_any_colour_is_an_arm_only_where_it_hides_the_print() -> None:
     # Too dark for colour, an arm is no different from a hard shadow but for what lies
     # under it: the search takes such a body only when asked whether it hides the print,
     # and only when it does.
-    no_skin = np.zeros(LAYOUT.size_px[::-1], dtype=bool)
-    lab = np.full((*LAYOUT.size_px[::-1], 3), 128, np.uint8)
-    frame, homography = _frame()
-    _paint_mm(frame, homography, (-60.0, 220.0))
-    crosses = SheetSurround(frame, homography, SHEET_MM, SCALE)
+    crosses = _sleeve_beyond((-60.0, 220.0))
     dark = _body((0.0, 220.0))
     dark[dark == PixelClass.UNKNOWN] = PixelClass.DARK
     asked: list[int] = []
@@ -160,21 +161,33 @@ def test_a_body_too_dark_for_any_colour_is_an_arm_only_where_it_hides_the_print(
 
         return judge
 
-    assert hand_mask(dark, no_skin, no_skin, LAYOUT, lab, surround=crosses) is None
-    assert hand_mask(dark, no_skin, no_skin, LAYOUT, lab, None, crosses, hides(False)) is None
-    hand = hand_mask(dark, no_skin, no_skin, LAYOUT, lab, None, crosses, hides(True))
+    assert hand_mask(dark, NO_SKIN, NO_SKIN, LAYOUT, GREY_LAB, surround=crosses) is None
+    assert hand_mask(dark, NO_SKIN, NO_SKIN, LAYOUT, GREY_LAB, None, crosses, hides(False)) is None
+    hand = hand_mask(dark, NO_SKIN, NO_SKIN, LAYOUT, GREY_LAB, None, crosses, hides(True))
     assert hand is not None
     s = LAYOUT.px_per_mm
     assert hand[round(180 * s), round(150 * s)]
     assert len(asked) == 2 and asked[0] > 0  # the body itself was judged, once each
 
 
+def _read_conditions_frame(
+    seed: int, arm: bool, tone: int | None = None
+) -> tuple[Reading, BoardState]:
+    """The reading and the truth of ``bench vision --conditions``'s frame ``seed``, with an
+    arm or without, its skin in one of SKIN_TONES_BGR if told."""
+    truth = random_state(PROFILE, np.random.default_rng(seed + 7_919))
+    shot = shot_for(seed, arm, True)
+    if tone is not None:
+        assert shot.conditions is not None
+        shot = replace(shot, conditions=replace(shot.conditions, skin_bgr=SKIN_TONES_BGR[tone]))
+    return BoardReader(PROFILE).read(render(PROFILE, truth, shot).image), truth
+
+
 def test_a_generated_dark_arm_in_a_shadow_is_found_and_hides_its_cells() -> None:
     """The frame of ``bench vision --conditions --seed 24001`` whose arm, dark skin in a
     lamp arm's shadow, showed no skin colour: missed, it read 13 bare cells as red."""
     seed = 24050
-    truth = random_state(PROFILE, np.random.default_rng(seed + 7_919))
-    reading = BoardReader(PROFILE).read(render(PROFILE, truth, shot_for(seed, True, True)).image)
+    reading, truth = _read_conditions_frame(seed, arm=True)
     assert reading.state is not None
     assert reading.occluded
     assert confident_wrong_cells(reading.state, truth) == []
@@ -187,11 +200,7 @@ def test_a_dark_skinned_arm_showing_no_skin_colour_is_found(seed: int, tone: int
     sheet's edge that stop there were no arm, and the search ended with them (40009,
     40014: 15 cells read red); a body found without skin was only a way to those patches,
     and the region grew from them alone, through skin it did not have (40002)."""
-    truth = random_state(PROFILE, np.random.default_rng(seed + 7_919))
-    shot = shot_for(seed, True, True)
-    assert shot.conditions is not None
-    shot = replace(shot, conditions=replace(shot.conditions, skin_bgr=SKIN_TONES_BGR[tone]))
-    reading = BoardReader(PROFILE).read(render(PROFILE, truth, shot).image)
+    reading, truth = _read_conditions_frame(seed, arm=True, tone=tone)
     assert reading.state is not None
     assert reading.occluded
     assert confident_wrong_cells(reading.state, truth) == []
@@ -202,8 +211,7 @@ def test_a_lamps_tint_over_the_sheets_edge_joined_to_tiles_is_no_arm() -> None:
     balance the tinted sheet along one edge joined the tiles of the vats below it into a
     broad body going on past the edge, and the whole board was taken for an arm's."""
     seed = 26064
-    truth = random_state(PROFILE, np.random.default_rng(seed + 7_919))
-    reading = BoardReader(PROFILE).read(render(PROFILE, truth, shot_for(seed, False, True)).image)
+    reading, truth = _read_conditions_frame(seed, arm=False)
     assert reading.state is not None
     assert not reading.occluded
     assert confident_wrong_cells(reading.state, truth) == []
@@ -218,12 +226,7 @@ def test_an_arm_too_dark_for_any_colour_is_found_where_it_hides_the_print(
     26001``, and the darkest tone on seed 40006): most of the arm is too dark for any
     colour, like the shadow itself, and it went unfound while 1 to 4 cells under it read
     as tiles they were not.  The print shows in few of its parts, as under no shadow."""
-    truth = random_state(PROFILE, np.random.default_rng(seed + 7_919))
-    shot = shot_for(seed, True, True)
-    if tone is not None:
-        assert shot.conditions is not None
-        shot = replace(shot, conditions=replace(shot.conditions, skin_bgr=SKIN_TONES_BGR[tone]))
-    reading = BoardReader(PROFILE).read(render(PROFILE, truth, shot).image)
+    reading, truth = _read_conditions_frame(seed, arm=True, tone=tone)
     assert reading.state is not None
     assert reading.occluded
     assert confident_wrong_cells(reading.state, truth) == []
@@ -235,8 +238,7 @@ def test_a_lamp_arms_deep_shadow_across_the_tiles_is_no_arm(seed: int) -> None:
     so deep that most of it is too dark for any colour: a body as dark as the darkest
     arm, reaching in from beyond the sheet, but the print still shows through it in
     half its parts or more (or too few have print to tell), so it is no arm."""
-    truth = random_state(PROFILE, np.random.default_rng(seed + 7_919))
-    reading = BoardReader(PROFILE).read(render(PROFILE, truth, shot_for(seed, False, True)).image)
+    reading, truth = _read_conditions_frame(seed, arm=False)
     assert reading.state is not None
     assert not reading.occluded
     assert confident_wrong_cells(reading.state, truth) == []
