@@ -168,6 +168,12 @@ def test_a_body_too_dark_for_any_colour_is_an_arm_only_where_it_hides_the_print(
     s = LAYOUT.px_per_mm
     assert hand[round(180 * s), round(150 * s)]
     assert len(asked) == 2 and asked[0] > 0  # the body itself was judged, once each
+    # A band of that darkness narrower than a forearm is a lamp arm's shadow, whose soft
+    # edges hide the print as well: not even asked about.
+    band = dark.copy()
+    band[round(185 * LAYOUT.px_per_mm) : round(210 * LAYOUT.px_per_mm)] = PixelClass.NEUTRAL
+    assert hand_mask(band, NO_SKIN, NO_SKIN, LAYOUT, GREY_LAB, None, crosses, hides(True)) is None
+    assert len(asked) == 2
 
 
 def _read_conditions_frame(

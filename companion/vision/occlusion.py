@@ -60,6 +60,11 @@ BODY_MIN_AREA_MM2 = 2000.0
 # there shows no species' colour (dark arms 0.29-0.63, skin read red in places).  A lamp's
 # tint over the sheet's edge joined to the tiles it reaches shows theirs (0.06).
 BODY_UNKNOWN_OVER_CELLS_MIN = 0.2
+# A body too dark for any colour must be as broad as a forearm somewhere (mm across): a
+# lamp arm's hard shadow is a band, and where it is narrow most of the print it covers
+# lies by its soft edges, which hide the print as well (45 mm at most over the shadows
+# seen; the darkest arms 58 mm and more).
+DARK_BODY_MIN_WIDTH_MM = 50.0
 # Connected regions are found on a view reduced by this factor (a hand is large).
 REDUCE = 2
 # Skin lit far brighter than the sheet (an arm near the lamp over a sheet in its own
@@ -360,7 +365,8 @@ def _body_reaching_in(
             share = BODY_UNKNOWN_OVER_CELLS_MIN * np.count_nonzero(over)
             hides, crossing = bool(unknown >= share), part
         else:
-            hides, crossing = hides_print(part), part & outer
+            forearm = _width_px(part) >= DARK_BODY_MIN_WIDTH_MM * px_per_mm
+            hides, crossing = forearm and hides_print(part), part & outer
         if hides and surround.goes_on(crossing):
             body |= part
     return body
@@ -505,6 +511,12 @@ def _centred_runs(data: bytes, shape: tuple[int, ...]) -> tuple[int, ...] | None
             return None
         halves.append(int(ones[-1]) - middle)
     return tuple(halves)
+
+
+def _width_px(region: NDArray[np.bool_]) -> float:
+    """The region's greatest breadth (pixels): the widest disc that fits inside it."""
+    inside = cv2.distanceTransform(_u8(region), cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
+    return 2.0 * float(inside.max())
 
 
 def _hand_width_px(px_per_mm: float) -> int:
