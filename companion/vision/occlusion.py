@@ -63,7 +63,7 @@ BODY_UNKNOWN_OVER_CELLS_MIN = 0.2
 # A body too dark for any colour must be as broad as a forearm somewhere (mm across): a
 # lamp arm's hard shadow is a band, and where it is narrow most of the print it covers
 # lies by its soft edges, which hide the print as well (45 mm at most over the shadows
-# seen; the darkest arms 58 mm and more).
+# seen; the bodies of the darkest arms, which only this search finds, 58 mm and more).
 DARK_BODY_MIN_WIDTH_MM = 50.0
 # Connected regions are found on a view reduced by this factor (a hand is large).
 REDUCE = 2

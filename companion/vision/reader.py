@@ -363,6 +363,7 @@ class BoardReader:
         )
 
         def hides_print(reduced: NDArray[np.bool_]) -> bool:
+            """Whether a region of the arm search's reduced view hides the print."""
             region = cv2.resize(
                 reduced.view(np.uint8), view.shape[1::-1], interpolation=cv2.INTER_NEAREST
             )
