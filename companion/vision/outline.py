@@ -14,7 +14,6 @@ side (a tile in the slot would show its own edge on each of them).
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Literal
 
@@ -80,8 +79,16 @@ class SlotOutlines:
         g = profile.geometry
         self._origin_mm: dict[int, tuple[float, float]] = {}
         self._wall_sides: dict[int, tuple[Side, ...]] = {}
-        # The slots of each slot's vat: the ones whose tiles may lie against it.
-        self.vat_slots_of = {slot: slots for slots in profile.vat_slots.values() for slot in slots}
+        # Each slot's neighbour of its own vat on each side (None across a wall or the
+        # grid's edge): the only tiles that may lie against it.
+        self.beside: dict[tuple[int, ...], tuple[tuple[Side, tuple[int, ...] | None], ...]] = {}
+        for slots in profile.vat_slots.values():
+            firsts = {other[0]: other for other in slots}
+            for slot in slots:
+                self.beside[slot] = tuple(
+                    (name, firsts.get(slot[0] + _BESIDE[name][0] * GRID + _BESIDE[name][1]))
+                    for name in SIDES
+                )
         for slot in profile.slots:
             self._origin_mm[slot[0]] = g.cell_corner_mm(*divmod(slot[0], GRID))
             self._wall_sides[slot[0]] = _wall_sides(profile, slot)
@@ -178,7 +185,7 @@ def prove_floor_by_outline(
             continue
         if any(i in hidden or (out[i] == "?" and not clipped_floor[i]) for i in slot):
             continue
-        sides = _sides_not_beside_a_tile(out, slot, outlines.vat_slots_of[slot])
+        sides = _sides_not_beside_a_tile(out, outlines.beside[slot])
         if len(sides) < QUIET_SIDES_MIN:
             continue
         if outlines.strongest_edge(frame_bgr, homography, slot, sides) < outlines.rules.edge_min:
@@ -188,19 +195,15 @@ def prove_floor_by_outline(
 
 
 def _sides_not_beside_a_tile(
-    cells: list[str], slot: tuple[int, ...], vat_slots: Collection[tuple[int, ...]]
+    cells: list[str], beside: tuple[tuple[Side, tuple[int, ...] | None], ...]
 ) -> tuple[Side, ...]:
-    """The slot's sides but those it shares with a slot of its vat (``vat_slots``) whose
-    every cell is read as a tile's: there a tile's edge shows whatever the slot holds.
-    Across a wall, the tile beside lies beyond the band looked at."""
-    firsts = {other[0]: other for other in vat_slots}
-    sides: list[Side] = []
-    for name in SIDES:
-        rows, cols = _BESIDE[name]
-        beside = firsts.get(slot[0] + rows * GRID + cols)
-        if beside is None or any(cells[k] in ".?" for k in beside):
-            sides.append(name)
-    return tuple(sides)
+    """A slot's sides but those it shares with a slot of its vat (``beside``: the one on
+    each side, see :attr:`SlotOutlines.beside`) whose every cell is read as a tile's:
+    there a tile's edge shows whatever the slot holds.  Across a wall, the tile beside
+    lies beyond the band looked at."""
+    return tuple(
+        name for name, other in beside if other is None or any(cells[k] in ".?" for k in other)
+    )
 
 
 def doubt_bright_floor_by_walls(
