@@ -345,7 +345,7 @@ def test_the_single_balances_arm_search_sees_the_classes_its_whole_view_would_ha
     view = reader.layout.warp(photo.image, reader._locator.locate(gray).homography)
     single = SheetLight(sheet_colour(sheet_strips(view, reader.layout)), None)
     whole = reader._classified(view, single)
-    reduced = reader._reduced_classes(view, single)
+    reduced = reader._reduced_classes(view, *reader._balanced(view, single))
     for part, full in zip(reduced, (whole.classes, whole.skin, whole.skin_any), strict=True):
         assert np.array_equal(part, full[::REDUCE, ::REDUCE])
     assert whole.shift is not None  # the chroma's re-centring is part of what is checked

@@ -205,22 +205,36 @@ class BoardReader:
         drop_cool_where_red_clipped(classes, view)
         return lab, classes, skin, skin_any
 
-    def _classified(self, view: NDArray[np.uint8], light: SheetLight) -> _Classified:
-        """``view`` balanced under ``light``, in Lab re-centred on the sheet, classified."""
+    def _balanced(
+        self, view: NDArray[np.uint8], light: SheetLight
+    ) -> tuple[NDArray[np.uint8], NDArray[np.uint8] | None]:
+        """``view`` balanced under ``light``, and the shift that re-centres its chroma."""
         balanced = light.balance(view, self.colours)
-        shift = self._recentre_chroma(balanced)
+        return balanced, self._recentre_chroma(balanced)
+
+    def _classified(
+        self,
+        view: NDArray[np.uint8],
+        light: SheetLight,
+        balance: tuple[NDArray[np.uint8], NDArray[np.uint8] | None] | None = None,
+    ) -> _Classified:
+        """``view`` balanced under ``light`` (or as ``balance`` already has it, see
+        :meth:`_balanced`), in Lab re-centred on the sheet, classified."""
+        balanced, shift = balance if balance is not None else self._balanced(view, light)
         lab, classes, skin, skin_any = self._sorted(balanced, view, shift)
         return _Classified(light, balanced, lab, shift, classes, skin, skin_any)
 
     def _reduced_classes(
-        self, view: NDArray[np.uint8], light: SheetLight
+        self,
+        view: NDArray[np.uint8],
+        balanced: NDArray[np.uint8],
+        shift: NDArray[np.uint8] | None,
     ) -> tuple[NDArray[np.uint8], NDArray[np.bool_], NDArray[np.bool_]]:
         """Classes, lit skin and any skin of every ``REDUCE``-th pixel of ``view``, as
         :meth:`_classified` gives them there, for an arm search alone: a quarter of the
         view converted and classified.  The balance runs whole (how many pixels it lifts
-        past the limit decides how it lifts them), and so does the chroma's re-centring."""
-        balanced = light.balance(view, self.colours)
-        shift = self._recentre_chroma(balanced)
+        past the limit decides how it lifts them), and so does the chroma's re-centring
+        (``balanced`` and ``shift``, from :meth:`_balanced`)."""
         part = np.ascontiguousarray(balanced[::REDUCE, ::REDUCE])
         _, classes, skin, skin_any = self._sorted(
             part, np.ascontiguousarray(view[::REDUCE, ::REDUCE]), shift
@@ -390,9 +404,10 @@ class BoardReader:
             # skin again, and keep whichever balance shows more of an arm over the grid.
             # (A second lamp's tint along the sheet's edge is no arm's colour to follow.)
             single_light = SheetLight(sheet, None)
+            single_balance = self._balanced(view, single_light)
             single_hand, single_shadow = self._arm_or_shadow(
                 reduced_hand_mask(
-                    *self._reduced_classes(view, single_light),
+                    *self._reduced_classes(view, *single_balance),
                     view.shape[:2],
                     self.layout,
                     surround=surround,
@@ -402,7 +417,7 @@ class BoardReader:
             shadow = single_shadow if shadow is None else shadow
             more = self._cells_under(single_hand) - self._cells_under(hand)
             if single_hand is not None and more >= ARM_OVER_GRID_CELLS:
-                single = self._classified(view, single_light)
+                single = self._classified(view, single_light, single_balance)
                 fitted, sorted_, hand = sorted_, single, single_hand
         lab, classes, shift = sorted_.lab, sorted_.classes, sorted_.shift
 
