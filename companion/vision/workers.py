@@ -777,7 +777,7 @@ def _size_each_piece(
 
 def _size_from(score: float, area_score: float, touching: bool, rules: WorkerRules) -> str | None:
     """``"v"``, ``"d"`` or ``None`` (unsure) from a piece's size evidence."""
-    margin = rules.crowded_margin if touching else rules.size_margin
+    above = rules.crowded_margin if touching else rules.size_margin
     below = rules.crowded_margin if touching else rules.vilicus_margin
     if abs(area_score) > rules.implausible:
         # Far smaller or larger than either piece: a neighbour leaning over this space,
@@ -785,7 +785,7 @@ def _size_from(score: float, area_score: float, touching: bool, rules: WorkerRul
         return None
     if score < rules.size_centre - below:
         return "v"
-    if score > rules.size_centre + margin:
+    if score > rules.size_centre + above:
         return "d"
     return None
 
