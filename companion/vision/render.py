@@ -433,7 +433,7 @@ def _draw_hand(
     profile: BoardProfile,
     rng: np.random.Generator,
     light: FloatArray,
-    skin_bgr: tuple[int, int, int] = SKIN_BGR,
+    skin_bgr: tuple[int, int, int],
 ) -> bool:
     """An arm of ``skin_bgr`` reaching from outside the sheet to a point above the board."""
     w, h = profile.geometry.sheet_mm
