@@ -91,3 +91,27 @@ def test_a_red_and_a_yellow_are_told_apart_by_green_against_blue() -> None:
     yellow = species_shares(yellow_raw[None, :], yellow_bal[None, :], RULES)
     assert red.tolist() == [0.0, 0.0, 0.0, 1.0]  # BGYR
     assert yellow.tolist() == [0.0, 0.0, 1.0, 0.0]
+
+
+def _share_of_cell(ink_raw: np.ndarray, ink_bal: np.ndarray, share: float):
+    """A cell whose window shows the washed ink over ``share`` of its rows, white (every
+    channel clipped, which proves nothing) over the rest."""
+    raw, balanced = _cell(np.array([255, 255, 255], np.uint8), np.array([240, 240, 240], np.uint8))
+    y0, y1 = int(WINDOWS.y0[CELL]), int(WINDOWS.y1[CELL])
+    rows = y0 + round(share * (y1 - y0))
+    raw[y0:rows], balanced[y0:rows] = ink_raw, ink_bal
+    return raw, balanced
+
+
+def test_blue_and_green_need_a_smaller_share_than_red_the_floors_own_first() -> None:
+    # The cream floor clips red first, never blue or green: a fifth of a window clipped
+    # green first names a green, where a red needs the larger share red asks.
+    for letter, glare in (("G", 0.82), ("B", 0.75), ("R", 0.55)):
+        named = first_clipped_species(
+            *_share_of_cell(*_washed(letter, glare), 0.2), WINDOWS, CELL, RULES
+        )
+        assert named == (letter if letter in "BG" else None)
+    assert (
+        first_clipped_species(*_share_of_cell(*_washed("G", 0.82), 0.1), WINDOWS, CELL, RULES)
+        is None
+    )

@@ -503,3 +503,25 @@ def test_a_tile_the_exemplars_name_a_cell_of_is_read_again_as_a_known_tile() -> 
     calls.clear()
     assert fill_washed_tiles(["R", "?", "Y"], pastel, lambda chars: chars) == ["R", "Y", "Y"]
     assert len(calls) == 1
+
+
+def test_two_cells_glare_clipped_green_first_prove_a_tile_the_floor_never_does() -> None:
+    # A whole slot washed nearly white, none of its cells read: two whose glare clipped
+    # green first prove a tile (the cream floor clips red first), and inside it a cell
+    # at the floor's hue is a washed yellow.  Red clipped first proves nothing alone: the
+    # floor clips red first too.
+    pale = _lab((247.0, 242.0, 237.0))
+    colour = _board({SLOT[0]: pale, SLOT[1]: pale, SLOT[2]: pale})
+    cells = ["."] * 256
+    for i in SLOT:
+        cells[i] = "?"
+
+    def clipped_first(letter: str) -> list[str]:
+        def first(cell: int) -> str | None:
+            return letter if cell in SLOT[:2] else None
+
+        out = fill_pastel_slots(cells, colour, FLOOR, MODEL, PROFILE, RULES, first_clipped=first)
+        return [out[i] for i in SLOT]
+
+    assert clipped_first("G") == ["G", "G", "?", "Y"]
+    assert clipped_first("R") == ["?"] * 4

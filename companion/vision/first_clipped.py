@@ -30,6 +30,10 @@ from companion.vision.floor import CellWindows
 
 BLUE, GREEN, RED = 0, 1, 2  # BGR channel indices
 
+# Species whose first clipped channel (blue, green) the cream floor holds below its red:
+# glare clips the floor's red first, so these name an ink wherever they show.
+FLOOR_NEVER_FIRST = frozenset("BG")
+
 
 @dataclass(frozen=True)
 class FirstClippedRules:
@@ -46,6 +50,10 @@ class FirstClippedRules:
     yellow_green_blue_min: int = 30
     # The cell's pixels showing its species this way: at least this share of its window ...
     species_share_min: float = 0.3
+    # ... or this share for blue and green, channels the cream floor never clips first
+    # (photoreal and conditions frames: floor cells show at most 0.09 of either; 0.1 of
+    # a cell's window named no other species than its own in about 30 000 clipped cells).
+    ink_share_min: float = 0.15
     # ... and those showing any other species at most this share.
     other_share_max: float = 0.05
 
@@ -88,10 +96,12 @@ def first_clipped_species(
     )
     shares = species_shares(raw[box], balanced[box], rules)
     best = int(np.argmax(shares))
+    letter = SPECIES_ORDER[best]
+    share_min = rules.ink_share_min if letter in FLOOR_NEVER_FIRST else rules.species_share_min
     others = np.delete(shares, best)
-    if shares[best] >= rules.species_share_min and others.max() <= rules.other_share_max:
-        return SPECIES_ORDER[best]
+    if shares[best] >= share_min and others.max() <= rules.other_share_max:
+        return letter
     return None
 
 
-__all__ = ["FirstClippedRules", "first_clipped_species", "species_shares"]
+__all__ = ["FLOOR_NEVER_FIRST", "FirstClippedRules", "first_clipped_species", "species_shares"]

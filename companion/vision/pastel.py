@@ -9,8 +9,9 @@ class and the cell comes in unread.  Its mean colour still tells, with two guard
   glare stays within a few units of it.  Yellow shares the floor's hue, so a yellow cell
   must lie beyond the floor along that hue, not merely off it.
 - **A tile is there.**  Only a slot with no cell read empty, and at least two cells that
-  show a species (read, or seen pastel), is filled: one tinted cell can be a neighbour's
-  spill.  The filled slot must still be a possible tile.
+  show a species (read, seen pastel, or with glare clipping blue or green first, which
+  the cream floor never does), is filled: one tinted cell can be a neighbour's spill.
+  The filled slot must still be a possible tile.
 
 Inside such a slot a cell at the floor's own hue is no floor: the cream floor is a pale
 yellow, and glare takes a yellow tile straight to it, where the other species arrive from
@@ -41,6 +42,7 @@ from numpy.typing import NDArray
 from companion.boards import BoardProfile
 from companion.vision.cells import SPECIES_ORDER, slot_possible
 from companion.vision.colour import YELLOW_DRIFT_MAX_DEG, ColourModel, hue_difference
+from companion.vision.first_clipped import FLOOR_NEVER_FIRST
 from companion.vision.floor import (
     CellColour,
     FloorModel,
@@ -332,14 +334,20 @@ def fill_pastel_slots(
     off_floor = _chroma_from(colour, expected)
     glare = (colour.lightness >= rules.min_lightness) | (colour.clipped >= rules.glare_clipped_min)
     washed = glare | (colour.lightness >= rules.tinted_min_lightness)
+
+    def washed_guess(cell: int) -> str | None:
+        """An unread cell's species from its pastel mean, or, where glare lies on it, its
+        tint or a first clipped channel the floor's cream never clips first (an ink's)."""
+        if seen[cell] or not glare[cell]:
+            return seen[cell]
+        clipped_first = first_clipped(cell)
+        return tinted[cell] or (clipped_first if clipped_first in FLOOR_NEVER_FIRST else None)
+
     out = list(cells)
     for slot in slots:  # slots share no cell: each is judged on the cells as read
         chars = [out[i] for i in slot]
         # Evidence of a tile needs glare on the cell: a tint in the shade may be a shadow's.
-        guesses = [
-            c if c != "?" else (seen[i] or (tinted[i] if glare[i] else None))
-            for i, c in zip(slot, chars, strict=True)
-        ]
+        guesses = [c if c != "?" else washed_guess(i) for i, c in zip(slot, chars, strict=True)]
         known = [i for i, g in zip(slot, guesses, strict=True) if g is not None]
         lone = guesses[slot.index(known[0])] if len(known) == 1 else None
         if len(known) < rules.min_cells_seen and not (
