@@ -79,6 +79,11 @@ from companion.vision.workers import (
 
 RECENTRE_MIN = 2  # Lab units of sheet chroma offset worth correcting
 SKIN_SATURATION_MAX = 0.6
+# A cell's red pixels this dark (8-bit L) and grey (Lab chroma), at the median, may be the
+# darkest skin, lit: red tiles deep in an arm's shadow on photoreal frames show L 34-47
+# and chroma 14-19, and so does a very dark arm under a lamp (conditions 29025, 29055).
+DARK_SKIN_LIGHTNESS_MAX = 55.0
+DARK_SKIN_CHROMA_MAX = 20.0
 # Within reach of an arm, a cell named blue, green or yellow (inks no skin shares, where
 # a red's pixels fall among skin's colours) with this share of its window skin-coloured
 # shows the arm's lit fingers, not the ink it was named from (conditions 12080: a
@@ -574,11 +579,13 @@ def _sheet_ab_offset(ring: NDArray[np.uint8], reference_ab: tuple[float, float])
 def skin_toned_red(
     lab: NDArray[np.uint8], classes: NDArray[np.uint8], cell_labels: NDArray[np.int32]
 ) -> list[int]:
-    """Cells whose red is as pale as skin: with a hand in view, part of it may be unseen.
+    """Cells whose red is as pale as skin, or as dark and grey as the darkest skin: with a
+    hand in view, part of it may be unseen.
 
     A red tile is far more saturated (chroma for its lightness) than skin, lit or shaded;
     only tiles washed out by glare come close, and those are given up while a hand is over
-    the board.
+    the board.  The darkest skin, lit, shows the colour of a red tile deep in shadow (dark,
+    with little chroma): the two cannot be told apart while a hand is over the board.
     """
     red = (classes == PixelClass.R) & (cell_labels >= 0)
     ys, xs = pixel_coords(red)
@@ -588,17 +595,28 @@ def skin_toned_red(
     chroma = np.hypot(px[:, 1] - 128.0, px[:, 2] - 128.0)
     saturation = np.asarray(chroma / np.maximum(px[:, 0] * (100.0 / 255.0), 1.0), np.float32)
     cells = cell_labels[ys, xs]
-    # Each cell's median saturation at once: sorted by cell, then by saturation, as one
-    # 64-bit key, the cell above the bits of the saturation (a float32 never negative,
-    # whose bits order as its value does): a sort of values, far faster than a lexsort.
+    found, pale = _cell_medians(cells, saturation)
+    _, lightness = _cell_medians(cells, px[:, 0])
+    _, grey = _cell_medians(cells, np.asarray(chroma, np.float32))
+    dark = (lightness <= DARK_SKIN_LIGHTNESS_MAX) & (grey <= DARK_SKIN_CHROMA_MAX)
+    return [int(cell) for cell in found[(pale < SKIN_SATURATION_MAX) | dark]]
+
+
+def _cell_medians(
+    cells: NDArray[np.int32], values: NDArray[np.float32]
+) -> tuple[NDArray[np.int64], NDArray[np.float32]]:
+    """The cells present and each one's median of ``values`` (never negative), at once."""
+    # Sorted by cell, then by value, as one 64-bit key, the cell above the bits of the
+    # value (a float32 never negative, whose bits order as its value does): a sort of
+    # values, far faster than a lexsort.
     keys = np.sort(
-        (cells.astype(np.uint64) << np.uint64(32)) | saturation.view(np.uint32).astype(np.uint64)
+        (cells.astype(np.uint64) << np.uint64(32)) | values.view(np.uint32).astype(np.uint64)
     )
     ranked = (keys & np.uint64(0xFFFFFFFF)).astype(np.uint32).view(np.float32)
     owner = (keys >> np.uint64(32)).astype(np.int64)
     found, start, count = np.unique(owner, return_index=True, return_counts=True)
     middle = (ranked[start + (count - 1) // 2] + ranked[start + count // 2]) / 2
-    return [int(cell) for cell in found[middle < SKIN_SATURATION_MAX]]
+    return found, np.asarray(middle, np.float32)
 
 
 def skin_over_ink(
