@@ -212,6 +212,38 @@ def test_a_dark_skinned_arm_showing_no_skin_colour_is_found(seed: int, tone: int
     assert confident_wrong_cells(reading.state, truth) == []
 
 
+@pytest.mark.parametrize("tone", [3, 4])
+def test_a_dark_arm_is_looked_for_again_when_what_was_found_is_a_shadow(tone: int) -> None:
+    """Seed 41029 with a dark and a very dark arm: the tablecloth bowed in at a corner led
+    to a patch the print shows through, a shadow, and the search ended there while the
+    arm, lit, read as 18 and 47 red tiles.  The arm's body is looked for again, skin and
+    patches set aside."""
+    reading, truth = _read_conditions_frame(41029, arm=True, tone=tone)
+    assert reading.state is not None
+    assert reading.occluded
+    assert confident_wrong_cells(reading.state, truth) == []
+
+
+def test_without_skin_only_a_body_is_looked_for() -> None:
+    # A patch of skin on the sheet's edge leads to a region of its own; asked to set skin
+    # and patches aside, the search finds only the broad body reaching over the grid.
+    crosses = _sleeve_beyond((-60.0, 220.0))
+    body = _body((0.0, 220.0))
+    skin = NO_SKIN.copy()
+    s = LAYOUT.px_per_mm
+    skin[round(40 * s) : round(90 * s), round(20 * s) : round(60 * s)] = True
+    with_skin = hand_mask(body, skin, skin, LAYOUT, GREY_LAB, surround=crosses)
+    assert with_skin is not None and with_skin[round(60 * s), round(40 * s)]
+    alone = hand_mask(body, skin, skin, LAYOUT, GREY_LAB, surround=crosses, without_skin=True)
+    assert alone is not None
+    assert alone[round(180 * s), round(150 * s)]
+    assert not alone[round(60 * s), round(40 * s)]
+    bare = np.full_like(body, PixelClass.NEUTRAL)
+    assert (
+        hand_mask(bare, skin, skin, LAYOUT, GREY_LAB, surround=crosses, without_skin=True) is None
+    )
+
+
 def test_a_lamps_tint_over_the_sheets_edge_joined_to_tiles_is_no_arm() -> None:
     """A clear frame under two lamps (``--conditions --seed 26001``): under the single
     balance the tinted sheet along one edge joined the tiles of the vats below it into a

@@ -92,6 +92,7 @@ def hand_mask(
     sheet_ab: tuple[float, float] | None = None,
     surround: SheetSurround | None = None,
     hides_print: PrintJudge | None = None,
+    without_skin: bool = False,
 ) -> NDArray[np.bool_] | None:
     """The region covered by a hand, or ``None`` when no hand reaches over the board.
 
@@ -107,6 +108,9 @@ def hand_mask(
     given ``lab``, through the colour of the arm's own patch on the sheet.  Given
     ``hides_print`` (whether a region of the reduced view hides the board's print), a
     body too dark for any colour counts as well where it hides the print.
+
+    ``without_skin`` looks for an arm's body alone, skin and patches set aside: what they
+    led to proved a shadow, and an arm that shows no skin may lie elsewhere.
     """
     # Every test runs on the reduced grid only (copied whole: strided views are slow).
     return reduced_hand_mask(
@@ -119,6 +123,7 @@ def hand_mask(
         sheet_ab,
         surround,
         hides_print,
+        without_skin,
     )
 
 
@@ -132,6 +137,7 @@ def reduced_hand_mask(
     sheet_ab: tuple[float, float] | None = None,
     surround: SheetSurround | None = None,
     hides_print: PrintJudge | None = None,
+    without_skin: bool = False,
 ) -> NDArray[np.bool_] | None:
     """:func:`hand_mask` from the classes, lit skin and any skin of the view's every
     ``REDUCE``-th pixel (``lab`` stays whole), as a region of the whole view
@@ -142,12 +148,14 @@ def reduced_hand_mask(
     if lab is not None and sheet_ab is not None:
         coloured |= _foreign(small, lab[::REDUCE, ::REDUCE], sheet_ab, outer)
     patch = (small_skin & ring) | (coloured & outer)
+    if without_skin:
+        patch = np.zeros(patch.shape, dtype=bool)
     min_px = HAND_MIN_AREA_MM2 * s * s
     n, labels, seeds = _patches(patch, min_px)
     # An arm may show its skin over the grid only, crossing the sheet in a shadow that
     # leaves it no colour of its own there (or one the balance took for a second lamp's):
     # its skin reaching in counts too where no patch on the sheet led to it.
-    reaching = _skin_reaching_in(small, small_skin, s)
+    reaching = patch if without_skin else _skin_reaching_in(small, small_skin, s)
     # Skin reaching in from the view's edge is an arm's; so is a patch on the sheet that is
     # mostly skin, or whose colour goes on past the sheet's edge.  Where neither shows, an
     # arm with no skin colour at all may still reach in as a broad body.

@@ -388,8 +388,8 @@ class BoardReader:
             )
             return self.shadows.hides(region.view(bool), view)
 
-        hand, shadow = self._arm_or_shadow(
-            hand_mask(
+        def arm(without_skin: bool = False) -> NDArray[np.bool_] | None:
+            return hand_mask(
                 sorted_.classes,
                 sorted_.skin,
                 sorted_.skin_any,
@@ -398,9 +398,14 @@ class BoardReader:
                 self._sheet_ab,
                 surround,
                 hides_print,
-            ),
-            view,
-        )
+                without_skin,
+            )
+
+        hand, shadow = self._arm_or_shadow(arm(), view)
+        if shadow is not None:
+            # What skin or colour led to was a shadow: an arm that shows neither may still
+            # reach in elsewhere (the darkest skin, lit, is as dark as a red in shadow).
+            hand, _ = self._arm_or_shadow(arm(without_skin=True), view)
         fitted: _Classified | None = None  # the balance set aside for the single one
         if light.varies and light.set_aside:
             # Something covered part of the sheet while its colour seemed to change: an arm
