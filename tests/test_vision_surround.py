@@ -224,6 +224,16 @@ def test_a_dark_arm_is_looked_for_again_when_what_was_found_is_a_shadow(tone: in
     assert confident_wrong_cells(reading.state, truth) == []
 
 
+def test_a_dark_arm_lit_beyond_a_shadow_reads_no_red_tiles() -> None:
+    """Seed 41015 with a dark arm: the part found lies in a lamp arm's shadow across the
+    arm, and the lit part beyond, as dark and grey as a red in shadow, read as 16 red
+    tiles.  With a hand in view such reds are unread."""
+    reading, truth = _read_conditions_frame(41015, arm=True, tone=3)
+    assert reading.state is not None
+    assert reading.occluded
+    assert confident_wrong_cells(reading.state, truth) == []
+
+
 def test_without_skin_only_a_body_is_looked_for() -> None:
     # A patch of skin on the sheet's edge leads to a region of its own; asked to set skin
     # and patches aside, the search finds only the broad body reaching over the grid.

@@ -1209,18 +1209,19 @@ def test_skin_toned_red_takes_each_cells_median_saturation() -> None:
 
 
 def test_a_red_as_dark_and_grey_as_the_darkest_skin_is_skin_toned() -> None:
-    """A red tile deep in shadow and the darkest skin, lit, share a colour: dark, with
+    """A red tile deep in shadow and the darkest skins, lit, share a colour: dark, with
     little chroma, yet as saturated for their lightness as a lit red.  With a hand in view
-    such a cell is doubted; a lit red, or a dark one that keeps its chroma, is not."""
+    such a cell is doubted (a very dark and a dark skin); a lit red, or a dark one that
+    keeps its chroma, is not."""
     labels = np.full((8, 32), -1, dtype=np.int32)
     for cell in range(4):
         labels[:, 8 * cell : 8 * cell + 8] = cell
     classes = np.full(labels.shape, PixelClass.R, np.uint8)
     lab = np.zeros((*labels.shape, 3), np.uint8)
-    tones = {0: (45, 11, 10), 1: (110, 47, 30), 2: (50, 25, 18), 3: (70, 18, 12)}
+    tones = {0: (45, 11, 10), 1: (110, 47, 30), 2: (50, 25, 20), 3: (68, 17, 17)}
     for cell, (lightness, a, b) in tones.items():
         lab[labels == cell] = (lightness, 128 + a, 128 + b)
-    assert skin_toned_red(lab, classes, labels) == [0]
+    assert skin_toned_red(lab, classes, labels) == [0, 3]
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -80,10 +80,12 @@ from companion.vision.workers import (
 RECENTRE_MIN = 2  # Lab units of sheet chroma offset worth correcting
 SKIN_SATURATION_MAX = 0.6
 # A cell's red pixels this dark (8-bit L) and grey (Lab chroma), at the median, may be the
-# darkest skin, lit: red tiles deep in an arm's shadow on photoreal frames show L 34-47
-# and chroma 14-19, and so does a very dark arm under a lamp (conditions 29025, 29055).
-DARK_SKIN_LIGHTNESS_MAX = 55.0
-DARK_SKIN_CHROMA_MAX = 20.0
+# darkest skins, lit: the two darkest of SKIN_TONES_BGR under a lamp show L 37-72 and
+# chroma 13-26 (conditions frames), where lit red tiles keep 43 and more; red tiles deep
+# in an arm's shadow show the same, and are given up with it (over the stored arm frames,
+# 71 right red cells of 4415).
+DARK_SKIN_LIGHTNESS_MAX = 75.0
+DARK_SKIN_CHROMA_MAX = 27.0
 # Within reach of an arm, a cell named blue, green or yellow (inks no skin shares, where
 # a red's pixels fall among skin's colours) with this share of its window skin-coloured
 # shows the arm's lit fingers, not the ink it was named from (conditions 12080: a
