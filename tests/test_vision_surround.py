@@ -234,6 +234,17 @@ def test_a_dark_arm_lit_beyond_a_shadow_reads_no_red_tiles() -> None:
     assert confident_wrong_cells(reading.state, truth) == []
 
 
+def test_an_arm_is_followed_past_a_lamp_arms_shadow_where_it_crosses_the_sheet() -> None:
+    """Seed 30010: two lamp arms' shadows cross a brown arm just where it crosses the
+    sheet's edge, so the patch found there shows the arm's colour only in pieces, and
+    the arm beyond, of that colour, did not touch them: 27 cells read red.  A broad
+    stretch of the arm's colour within reach of the region joins it."""
+    reading, truth = _read_conditions_frame(30010, arm=True)
+    assert reading.state is not None
+    assert reading.occluded
+    assert confident_wrong_cells(reading.state, truth) == []
+
+
 def test_without_skin_only_a_body_is_looked_for() -> None:
     # A patch of skin on the sheet's edge leads to a region of its own; asked to set skin
     # and patches aside, the search finds only the broad body reaching over the grid.

@@ -392,15 +392,23 @@ def _with_arm_beside(
 
 
 def _broad_parts_joining(
-    candidates: NDArray[np.bool_], region: NDArray[np.uint8], px_per_mm: float
+    candidates: NDArray[np.bool_],
+    region: NDArray[np.uint8],
+    px_per_mm: float,
+    gap: NDArray[np.bool_] | None = None,
 ) -> NDArray[np.uint8]:
     """``region`` with the ``candidates`` that form, together with it, pieces as broad as a
-    hand: a wall or a thin line of them does not carry the region further."""
+    hand: a wall or a thin line of them does not carry the region further.  Pieces may
+    join the region across ``gap`` pixels, which are not taken themselves."""
     width = _hand_width_px(px_per_mm)
     joined = candidates.astype(np.uint8) | region
     broad = _u8(cv2.morphologyEx(joined, cv2.MORPH_OPEN, _disc(width)))
-    n, parts = cv2.connectedComponents(broad | region, connectivity=8)
-    return _u8(_parts_touching(np.asarray(parts, np.int32), n, region > 0))
+    found = broad | region
+    if gap is None:
+        n, parts = cv2.connectedComponents(found, connectivity=8)
+        return _u8(_parts_touching(np.asarray(parts, np.int32), n, region > 0))
+    n, parts = cv2.connectedComponents(found | _u8(gap), connectivity=8)
+    return _u8(_parts_touching(np.asarray(parts, np.int32), n, region > 0) & (found > 0))
 
 
 def _parts_touching(
@@ -431,7 +439,11 @@ def _with_arm_alike(
     db = 2 * lab[..., 2].astype(np.int32) - round(2 * seed_b)
     alike = da * da + db * db <= (2 * ARM_ALIKE_AB) ** 2
     alike &= (classes != PixelClass.NEUTRAL) & (classes != PixelClass.DARK)
-    return _broad_parts_joining(alike, region, px_per_mm)
+    # A hard shadow across the arm changes its colour there: the arm beyond is joined
+    # across such a gap near the region, though the gap itself is not taken.
+    reach = max(int(ARM_REACH_MM * px_per_mm), 1)
+    gap = _dilated_near(region, _disc(2 * reach + 1), reach) > 0
+    return _broad_parts_joining(alike, region, px_per_mm, gap)
 
 
 def within_reach(hand: NDArray[np.bool_], px_per_mm: float, reach_mm: float) -> NDArray[np.bool_]:
