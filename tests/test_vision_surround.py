@@ -245,6 +245,24 @@ def test_an_arm_is_followed_past_a_lamp_arms_shadow_where_it_crosses_the_sheet()
     assert confident_wrong_cells(reading.state, truth) == []
 
 
+def test_an_arm_shown_by_either_balance_is_kept_unread() -> None:
+    """Seed 20140 (``--conditions --seed 20001``) has a second lamp, so the arm is looked
+    for under the single balance as well; each balance shows part of it.  Whatever either
+    shows is the arm's: the worker spaces under it are unread, and nothing reads wrong.
+    (A photoreal frame read four pieces under the part one balance missed as empty.)"""
+    reading, truth = _read_conditions_frame(20140, arm=True)
+    assert reading.state is not None
+    assert reading.occluded
+    assert confident_wrong_cells(reading.state, truth) == []
+    assert reading.state.workers[9] == reading.state.workers[10] == "?"
+    wrong = [
+        i
+        for i, (got, want) in enumerate(zip(reading.state.workers, truth.workers, strict=True))
+        if got != "?" and got != want
+    ]
+    assert wrong == []
+
+
 def test_without_skin_only_a_body_is_looked_for() -> None:
     # A patch of skin on the sheet's edge leads to a region of its own; asked to set skin
     # and patches aside, the search finds only the broad body reaching over the grid.

@@ -430,7 +430,13 @@ class BoardReader:
             more = self._cells_under(single_hand) - self._cells_under(hand)
             if single_hand is not None and more >= ARM_OVER_GRID_CELLS:
                 single = self._classified(view, single_light, single_balance)
-                fitted, sorted_, hand = sorted_, single, single_hand
+                fitted, sorted_ = sorted_, single
+                hand = single_hand if hand is None else hand | single_hand
+            elif single_hand is not None and hand is not None:
+                # Each balance shows part of an arm: all of it is the arm's, kept unread
+                # (photoreal 3201 occ053: the place-by-place one missed the arm over the
+                # worker strip, and four pieces under it read as empty spaces).
+                hand = hand | single_hand
         lab, classes, shift = sorted_.lab, sorted_.classes, sorted_.shift
 
         def to_analysis(balanced: NDArray[np.uint8]) -> NDArray[np.uint8]:
