@@ -592,12 +592,12 @@ def _sheet_ab_offset(ring: NDArray[np.uint8], reference_ab: tuple[float, float])
 def skin_toned_red(
     lab: NDArray[np.uint8], classes: NDArray[np.uint8], cell_labels: NDArray[np.int32]
 ) -> list[int]:
-    """Cells whose red is as pale as skin, or as dark and grey as the darkest skin: with a
-    hand in view, part of it may be unseen.
+    """Cells whose red is as pale as skin, or as dark and grey as the darkest skins: with
+    a hand in view, part of it may be unseen.
 
     A red tile is far more saturated (chroma for its lightness) than skin, lit or shaded;
     only tiles washed out by glare come close, and those are given up while a hand is over
-    the board.  The darkest skin, lit, shows the colour of a red tile deep in shadow (dark,
+    the board.  The darkest skins, lit, show the colour of a red tile deep in shadow (dark,
     with little chroma): the two cannot be told apart while a hand is over the board.
     """
     red = (classes == PixelClass.R) & (cell_labels >= 0)
