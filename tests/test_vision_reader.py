@@ -138,6 +138,35 @@ def test_a_marker_the_first_look_misses_is_found_in_its_window_at_half_size(phot
         assert np.abs(detected[marker] - whole[marker]).max() < 1.0
 
 
+def test_two_markers_found_say_where_to_look_for_the_others(photos) -> None:  # type: ignore[no-untyped-def]
+    """Two markers cannot place the board, but they say where the others lie: a marker
+    the whole-image passes miss (beside standing pieces, in glare) is found in its window,
+    and three then place the board."""
+    gray = cv2.cvtColor(photos[2].image, cv2.COLOR_BGR2GRAY)
+    locator = BoardLocator(PROFILE)
+    real = locator._detector
+    whole = locator._markers(gray, 1.0)
+    assert len(whole) == 4
+    hidden = (0, 3)
+
+    class MissesTwoInTheWholeImage:
+        """A detector that never sees two of the markers in an image as large as half
+        the frame, and sees everything in a window."""
+
+        def detectMarkers(self, image):  # type: ignore[no-untyped-def]
+            corners, ids, rejected = real.detectMarkers(image)
+            if ids is None or image.shape[1] < gray.shape[1] * 0.4:
+                return corners, ids, rejected
+            keep = [k for k, i in enumerate(ids.ravel()) if int(i) not in hidden]
+            return [corners[k] for k in keep], ids[keep], rejected
+
+    locator._detector = locator._first_look = MissesTwoInTheWholeImage()  # type: ignore[assignment]
+    detected = locator.detect(gray)
+    assert sorted(detected) == [0, 1, 2, 3]
+    for marker in hidden:  # found at half size: within a pixel of that image
+        assert np.abs(detected[marker] - whole[marker]).max() <= 2.0
+
+
 def test_the_quick_first_look_puts_markers_where_the_default_look_does(photos) -> None:  # type: ignore[no-untyped-def]
     """The first look thresholds with one window size only: what it finds must lie at the
     corners the detector's default windows give, and what it misses is still found."""

@@ -18,6 +18,9 @@ from numpy.typing import NDArray
 from companion.boards import BoardProfile
 
 MIN_MARKERS = 3
+# Two markers' eight corners predict where the others lie (a homography through them),
+# though too loosely to place the board: enough to say where to look for a third.
+PREDICT_MARKERS = 2
 # A marker corner that moved further than this (pixels) means the camera moved.
 STILL_TOLERANCE_PX = 3.0
 # Detection runs on a half-size image first; small or blurred markers get larger passes.
@@ -102,24 +105,24 @@ class BoardLocator:
         """Image corners (4 x 2, pixels) of each of this board's markers found in ``gray``.
 
         The first pass runs on the whole image at the smallest scale, with a quick look
-        first.  Once the markers found place the board but some are missing, every later
-        pass (the default look at that scale, then the larger scales) searches only the
-        windows where the missing markers should be; otherwise it searches the whole image
-        again.
+        first.  Once the markers found predict where the missing ones lie, every later
+        pass (the default look at that scale, then the larger scales) searches the windows
+        where they should be; while too few are found to place the board, it searches the
+        whole image as well.
         """
         first, *larger = SCALES
         small = _scaled(gray, first)
         found = self._markers(small, 1 / first, self._first_look)
-        if MIN_MARKERS <= len(found) < len(self._corners_mm):
+        if PREDICT_MARKERS <= len(found) < len(self._corners_mm):
             found = self._search_missing(small, found, first, first) | found
-        elif len(found) < len(self._corners_mm):
+        if len(found) < MIN_MARKERS:
             found = self._markers(small, 1 / first) | found
         for scale in larger:
             if len(found) == len(self._corners_mm):
                 break
-            if len(found) >= MIN_MARKERS:
+            if len(found) >= PREDICT_MARKERS:
                 found = self._search_missing(gray, found, scale) | found
-            else:
+            if len(found) < MIN_MARKERS:
                 found = self._markers(_scaled(gray, scale), 1 / scale) | found
         if len(found) < MIN_MARKERS:
             found = self._markers(_lit_evenly(gray), 1.0) | found
