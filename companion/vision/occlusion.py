@@ -404,10 +404,8 @@ def _broad_parts_joining(
     joined = candidates.astype(np.uint8) | region
     broad = _u8(cv2.morphologyEx(joined, cv2.MORPH_OPEN, _disc(width)))
     found = broad | region
-    if gap is None:
-        n, parts = cv2.connectedComponents(found, connectivity=8)
-        return _u8(_parts_touching(np.asarray(parts, np.int32), n, region > 0))
-    n, parts = cv2.connectedComponents(found | _u8(gap), connectivity=8)
+    joinable = found if gap is None else found | _u8(gap)
+    n, parts = cv2.connectedComponents(joinable, connectivity=8)
     return _u8(_parts_touching(np.asarray(parts, np.int32), n, region > 0) & (found > 0))
 
 
