@@ -143,23 +143,25 @@ def reduced_hand_mask(
     ``REDUCE``-th pixel (``lab`` stays whole), as a region of the whole view
     (``full_shape``): a view classified only there is searched as well."""
     s = layout.px_per_mm / REDUCE
-    coloured = cv2.inRange(small, int(PixelClass.B), int(PixelClass.R)) > 0
     ring, outer = layout.ring_mask[::REDUCE, ::REDUCE], layout.outer_mask[::REDUCE, ::REDUCE]
-    if lab is not None and sheet_ab is not None:
-        coloured |= _foreign(small, lab[::REDUCE, ::REDUCE], sheet_ab, outer)
-    patch = (small_skin & ring) | (coloured & outer)
+    nothing = np.zeros(small.shape, dtype=bool)
     if without_skin:
-        patch = np.zeros(patch.shape, dtype=bool)
+        patch = reaching = nothing
+    else:
+        coloured = cv2.inRange(small, int(PixelClass.B), int(PixelClass.R)) > 0
+        if lab is not None and sheet_ab is not None:
+            coloured |= _foreign(small, lab[::REDUCE, ::REDUCE], sheet_ab, outer)
+        patch = (small_skin & ring) | (coloured & outer)
+        # An arm may show its skin over the grid only, crossing the sheet in a shadow that
+        # leaves it no colour of its own there (or one the balance took for a second
+        # lamp's): its skin reaching in counts too where no patch on the sheet led to it.
+        reaching = _skin_reaching_in(small, small_skin, s)
     min_px = HAND_MIN_AREA_MM2 * s * s
     n, labels, seeds = _patches(patch, min_px)
-    # An arm may show its skin over the grid only, crossing the sheet in a shadow that
-    # leaves it no colour of its own there (or one the balance took for a second lamp's):
-    # its skin reaching in counts too where no patch on the sheet led to it.
-    reaching = patch if without_skin else _skin_reaching_in(small, small_skin, s)
     # Skin reaching in from the view's edge is an arm's; so is a patch on the sheet that is
     # mostly skin, or whose colour goes on past the sheet's edge.  Where neither shows, an
     # arm with no skin colour at all may still reach in as a broad body.
-    skinless = np.zeros(small.shape, dtype=bool)  # an arm's body found without its skin
+    skinless = nothing  # an arm's body found without its skin
     searched = False  # for such a body
     if (
         surround is not None
