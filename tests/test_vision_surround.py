@@ -189,14 +189,21 @@ def _read_conditions_frame(
     return BoardReader(PROFILE).read(render(PROFILE, truth, shot).image), truth
 
 
+def _read_safely(seed: int, arm: bool, tone: int | None = None) -> tuple[BoardState, BoardState]:
+    """:func:`_read_conditions_frame`, checked: the board read, the arm flagged exactly
+    when there is one, and no cell read wrong.  The state read, and the truth."""
+    reading, truth = _read_conditions_frame(seed, arm, tone)
+    assert reading.state is not None
+    assert reading.occluded == arm
+    assert confident_wrong_cells(reading.state, truth) == []
+    return reading.state, truth
+
+
 def test_a_generated_dark_arm_in_a_shadow_is_found_and_hides_its_cells() -> None:
     """The frame of ``bench vision --conditions --seed 24001`` whose arm, dark skin in a
     lamp arm's shadow, showed no skin colour: missed, it read 13 bare cells as red."""
     seed = 24050
-    reading, truth = _read_conditions_frame(seed, arm=True)
-    assert reading.state is not None
-    assert reading.occluded
-    assert confident_wrong_cells(reading.state, truth) == []
+    _read_safely(seed, arm=True)
 
 
 @pytest.mark.parametrize(("seed", "tone"), [(40009, 3), (40014, 3), (40002, 4)])
@@ -206,10 +213,7 @@ def test_a_dark_skinned_arm_showing_no_skin_colour_is_found(seed: int, tone: int
     sheet's edge that stop there were no arm, and the search ended with them (40009,
     40014: 15 cells read red); a body found without skin was only a way to those patches,
     and the region grew from them alone, through skin it did not have (40002)."""
-    reading, truth = _read_conditions_frame(seed, arm=True, tone=tone)
-    assert reading.state is not None
-    assert reading.occluded
-    assert confident_wrong_cells(reading.state, truth) == []
+    _read_safely(seed, arm=True, tone=tone)
 
 
 @pytest.mark.parametrize("tone", [3, 4])
@@ -218,20 +222,14 @@ def test_a_dark_arm_is_looked_for_again_when_what_was_found_is_a_shadow(tone: in
     to a patch the print shows through, a shadow, and the search ended there while the
     arm, lit, read as 18 and 47 red tiles.  The arm's body is looked for again, skin and
     patches set aside."""
-    reading, truth = _read_conditions_frame(41029, arm=True, tone=tone)
-    assert reading.state is not None
-    assert reading.occluded
-    assert confident_wrong_cells(reading.state, truth) == []
+    _read_safely(41029, arm=True, tone=tone)
 
 
 def test_a_dark_arm_lit_beyond_a_shadow_reads_no_red_tiles() -> None:
     """Seed 41015 with a dark arm: the part found lies in a lamp arm's shadow across the
     arm, and the lit part beyond, as dark and grey as a red in shadow, read as 16 red
     tiles.  With a hand in view such reds are unread."""
-    reading, truth = _read_conditions_frame(41015, arm=True, tone=3)
-    assert reading.state is not None
-    assert reading.occluded
-    assert confident_wrong_cells(reading.state, truth) == []
+    _read_safely(41015, arm=True, tone=3)
 
 
 def test_an_arm_is_followed_past_a_lamp_arms_shadow_where_it_crosses_the_sheet() -> None:
@@ -239,10 +237,7 @@ def test_an_arm_is_followed_past_a_lamp_arms_shadow_where_it_crosses_the_sheet()
     sheet's edge, so the patch found there shows the arm's colour only in pieces, and
     the arm beyond, of that colour, did not touch them: 27 cells read red.  A broad
     stretch of the arm's colour within reach of the region joins it."""
-    reading, truth = _read_conditions_frame(30010, arm=True)
-    assert reading.state is not None
-    assert reading.occluded
-    assert confident_wrong_cells(reading.state, truth) == []
+    _read_safely(30010, arm=True)
 
 
 def test_an_arm_shown_by_either_balance_is_kept_unread() -> None:
@@ -250,14 +245,11 @@ def test_an_arm_shown_by_either_balance_is_kept_unread() -> None:
     for under the single balance as well; each balance shows part of it.  Whatever either
     shows is the arm's: the worker spaces under it are unread, and nothing reads wrong.
     (A photoreal frame read four pieces under the part one balance missed as empty.)"""
-    reading, truth = _read_conditions_frame(20140, arm=True)
-    assert reading.state is not None
-    assert reading.occluded
-    assert confident_wrong_cells(reading.state, truth) == []
-    assert reading.state.workers[9] == reading.state.workers[10] == "?"
+    state, truth = _read_safely(20140, arm=True)
+    assert state.workers[9] == state.workers[10] == "?"
     wrong = [
         i
-        for i, (got, want) in enumerate(zip(reading.state.workers, truth.workers, strict=True))
+        for i, (got, want) in enumerate(zip(state.workers, truth.workers, strict=True))
         if got != "?" and got != want
     ]
     assert wrong == []
@@ -288,11 +280,8 @@ def test_a_lamps_tint_over_the_sheets_edge_joined_to_tiles_is_no_arm() -> None:
     balance the tinted sheet along one edge joined the tiles of the vats below it into a
     broad body going on past the edge, and the whole board was taken for an arm's."""
     seed = 26064
-    reading, truth = _read_conditions_frame(seed, arm=False)
-    assert reading.state is not None
-    assert not reading.occluded
-    assert confident_wrong_cells(reading.state, truth) == []
-    assert reading.state.cells.count("?") <= 4
+    state, _ = _read_safely(seed, arm=False)
+    assert state.cells.count("?") <= 4
 
 
 @pytest.mark.parametrize(("seed", "tone"), [(26005, None), (26020, None), (40006, 4)])
@@ -303,10 +292,7 @@ def test_an_arm_too_dark_for_any_colour_is_found_where_it_hides_the_print(
     26001``, and the darkest tone on seed 40006): most of the arm is too dark for any
     colour, like the shadow itself, and it went unfound while 1 to 4 cells under it read
     as tiles they were not.  The print shows in few of its parts, as under no shadow."""
-    reading, truth = _read_conditions_frame(seed, arm=True, tone=tone)
-    assert reading.state is not None
-    assert reading.occluded
-    assert confident_wrong_cells(reading.state, truth) == []
+    _read_safely(seed, arm=True, tone=tone)
 
 
 @pytest.mark.parametrize("seed", [24021, 24059])
@@ -315,7 +301,4 @@ def test_a_lamp_arms_deep_shadow_across_the_tiles_is_no_arm(seed: int) -> None:
     so deep that most of it is too dark for any colour: a body as dark as the darkest
     arm, reaching in from beyond the sheet, but the print still shows through it in
     half its parts or more (or too few have print to tell), so it is no arm."""
-    reading, truth = _read_conditions_frame(seed, arm=False)
-    assert reading.state is not None
-    assert not reading.occluded
-    assert confident_wrong_cells(reading.state, truth) == []
+    _read_safely(seed, arm=False)
