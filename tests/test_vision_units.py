@@ -125,6 +125,18 @@ def test_frame_boundary_follows_a_clear_gap_only() -> None:
     assert frame_boundary([], rules) == rules.size_bias
 
 
+def test_a_gap_among_pieces_of_one_size_is_no_boundary() -> None:
+    # Three vilici of a blurred frame: the widest gap (0.26) is as wide as a boundary asks
+    # and within reach of an unsure height, but the pieces above it sit only 0.29 above
+    # the one below, where a dominus sits about 0.45 above a vilicus.
+    rules = WorkerRules()
+    scores = [-0.57, -0.31, -0.26]
+    assert frame_boundary(scores, rules, 0.2, ["B", "R", "Y"]) == rules.size_bias
+    # The same gap with the upper pieces as much larger as domini are: a boundary.
+    larger = [-0.57, -0.1, -0.05]
+    assert frame_boundary(larger, rules, 0.2, ["B", "R", "Y"]) == pytest.approx(-0.335)
+
+
 def test_a_second_dominus_of_a_colour_is_doubted() -> None:
     # Each colour has one dominus.  An arm's shadow or a crowded neighbour can make a
     # vilicus look large: the clearly larger piece keeps the reading, the other is doubted.
