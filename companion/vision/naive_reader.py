@@ -57,7 +57,16 @@ class NaiveReader:
         homography, _ = cv2.findHomography(src, dst, 0)
         if homography is None:
             return None
-        view = self.layout.warp(frame_bgr, np.asarray(homography, dtype=np.float64))
+        # OpenCV's warp of the frame as it comes: the plain call a simple reader makes
+        # (the real reader resamples only the part of the frame it needs, faster).
+        scale = 1 / self.layout.px_per_mm
+        to_frame = np.asarray(homography, np.float64) @ np.diag([scale, scale, 1.0])
+        view = cv2.warpPerspective(
+            frame_bgr,
+            to_frame,
+            self.layout.size_px,
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        )
         view = view.reshape(-1, 3)[self._pixels]
         sums = np.stack(
             [
