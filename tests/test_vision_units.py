@@ -21,6 +21,8 @@ from companion.vision.colour import (
     classify,
     drop_cool_where_red_clipped,
     hex_to_bgr,
+    lifts_whole_frame,
+    white_balance,
 )
 from companion.vision.floor import (
     CellColour,
@@ -1395,3 +1397,21 @@ def test_an_empty_core_far_more_saturated_than_the_sheet_beside_it_is_unread() -
     assert read_workers(classes, lab, layout, pose, WorkerRules(), background)[5].code == "?"
     lab[disc] = (106, 127, 134)  # the sheet in the same shade: 0.11
     assert read_workers(classes, lab, layout, pose, WorkerRules(), background)[5].code is None
+
+
+@pytest.mark.parametrize("brightness", [150, 245])
+def test_part_of_a_frame_balances_as_the_frame_does(brightness: int) -> None:
+    # The arm search under the single balance balances only every other pixel: with the
+    # whole frame's answer to how it lifts clipped pixels, that part must be the same
+    # pixels of the whole frame balanced, in a frame lifting few pixels past the limit
+    # and in one lifting most.
+    model = ColourModel.from_profile(PROFILE)
+    rng = np.random.default_rng(brightness)
+    frame = rng.integers(brightness - 100, brightness + 10, (120, 160, 3)).clip(0, 255)
+    frame = np.asarray(frame, dtype=np.uint8)
+    sheet = np.asarray(model.sheet_bgr, np.float64) * 0.8  # a dim sheet: gains above one
+    whole = lifts_whole_frame(frame, sheet, model)
+    assert whole == (brightness > 200)
+    balanced = white_balance(frame, sheet, model)
+    part = np.ascontiguousarray(frame[::2, ::2])
+    assert np.array_equal(white_balance(part, sheet, model, whole), balanced[::2, ::2])

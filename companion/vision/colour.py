@@ -263,7 +263,10 @@ def dark_inks_named(
 
 
 def white_balance(
-    image: NDArray[np.uint8], observed_sheet: NDArray[np.float64], model: ColourModel
+    image: NDArray[np.uint8],
+    observed_sheet: NDArray[np.float64],
+    model: ColourModel,
+    whole: bool | None = None,
 ) -> NDArray[np.uint8]:
     """Scales each channel so the sheet seen in this frame takes its reference colour.
 
@@ -271,18 +274,18 @@ def white_balance(
     keeping its hue: clipping that channel alone would bend it. Where a hard shadow darkens
     much of the sheet the balance lifts the lit sheet that far, and its clipped red and
     green would read as a yellow; lit skin's as the floor.
+
+    ``whole`` says whether the frame ``image`` is part of lifts so many pixels that all
+    are rescaled at once (see :func:`lifts_whole_frame`); asked of ``image`` itself when
+    ``None``.  Each pixel's value depends on it and on the pixel alone, so part of a frame
+    balanced with its frame's answer is that part of the balanced frame.
     """
-    gains = np.asarray(model.sheet_bgr, np.float64) / np.maximum(observed_sheet, 1.0)
-    over = np.zeros(image.shape[:2], np.uint8)
-    for channel, gain in enumerate(gains.tolist()):
-        if gain > 1.0:  # only a gain above one lifts a pixel past the limit
-            limit = int(np.floor(255.0 / gain))
-            _, above = cv2.threshold(
-                cv2.extractChannel(image, channel), limit, 255, cv2.THRESH_BINARY
-            )
-            over |= np.asarray(above, np.uint8)
+    gains = _balance_gains(observed_sheet, model)
+    over = _lifted(image, gains)
     lifted_px = cv2.countNonZero(over)
-    if lifted_px > LIFTED_WHOLE_FRAME_SHARE * over.size:
+    if whole is None:
+        whole = lifted_px > LIFTED_WHOLE_FRAME_SHARE * over.size
+    if whole:
         lifted = cv2.transform(image.astype(np.float32), np.diag(gains).astype(np.float32))
         return within_limit(np.asarray(lifted, np.float32))
     out = np.asarray(cv2.transform(image, np.diag(gains)), dtype=np.uint8)
@@ -291,6 +294,32 @@ def white_balance(
         flat = out.reshape(-1, 3)
         flat[at] = within_limit(image.reshape(-1, 3)[at][:, None, :] * gains)[:, 0, :]
     return out
+
+
+def lifts_whole_frame(
+    image: NDArray[np.uint8], observed_sheet: NDArray[np.float64], model: ColourModel
+) -> bool:
+    """Whether :func:`white_balance` lifts so many of ``image``'s pixels past the 8-bit
+    limit that it rescales all of them in one pass (faster than picking them out)."""
+    over = _lifted(image, _balance_gains(observed_sheet, model))
+    return bool(cv2.countNonZero(over) > LIFTED_WHOLE_FRAME_SHARE * over.size)
+
+
+def _balance_gains(observed_sheet: NDArray[np.float64], model: ColourModel) -> NDArray[np.float64]:
+    return np.asarray(model.sheet_bgr, np.float64) / np.maximum(observed_sheet, 1.0)
+
+
+def _lifted(image: NDArray[np.uint8], gains: NDArray[np.float64]) -> NDArray[np.uint8]:
+    """255 where the ``gains`` lift a pixel of ``image`` past the 8-bit limit, else 0."""
+    over = np.zeros(image.shape[:2], np.uint8)
+    for channel, gain in enumerate(gains.tolist()):
+        if gain > 1.0:  # only a gain above one lifts a pixel past the limit
+            limit = int(np.floor(255.0 / gain))
+            _, above = cv2.threshold(
+                cv2.extractChannel(image, channel), limit, 255, cv2.THRESH_BINARY
+            )
+            over |= np.asarray(above, np.uint8)
+    return over
 
 
 def lab_scale(lightness_8bit: LightnessT) -> LightnessT:

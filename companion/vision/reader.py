@@ -31,6 +31,8 @@ from companion.vision.colour import (
     classify,
     drop_cool_where_red_clipped,
     hex_to_bgr,
+    lifts_whole_frame,
+    white_balance,
 )
 from companion.vision.exemplars import ExemplarRules, fill_by_exemplars
 from companion.vision.first_clipped import FirstClippedRules, first_clipped_species
@@ -187,7 +189,14 @@ class BoardReader:
         White balance by channel gains cannot undo a channel clipped on the bright sheet
         (warm light on a camera with locked white balance); a shift in Lab can.
         """
-        ring = np.take(balanced.reshape(-1, 3), self._ring_samples, axis=0)[:, None, :]
+        return self._chroma_shift(self._ring_of(balanced))
+
+    def _ring_of(self, view: NDArray[np.uint8]) -> NDArray[np.uint8]:
+        """The sheet's samples around the grid in ``view`` (samples x 1 x BGR)."""
+        return np.take(view.reshape(-1, 3), self._ring_samples, axis=0)[:, None, :]
+
+    def _chroma_shift(self, ring: NDArray[np.uint8]) -> NDArray[np.uint8] | None:
+        """:meth:`_recentre_chroma`'s table from the sheet's balanced samples alone."""
         ring_lab = np.asarray(cv2.cvtColor(ring, cv2.COLOR_BGR2Lab), dtype=np.uint8)[:, 0]
         da, db = _sheet_ab_offset(ring_lab, self._sheet_ab)
         if max(abs(da), abs(db)) < RECENTRE_MIN:
@@ -239,14 +248,25 @@ class BoardReader:
     ) -> tuple[NDArray[np.uint8], NDArray[np.bool_], NDArray[np.bool_]]:
         """Classes, lit skin and any skin of every ``REDUCE``-th pixel of ``view``, as
         :meth:`_classified` gives them there, for an arm search alone: a quarter of the
-        view converted and classified.  The balance runs whole (how many pixels it lifts
-        past the limit decides how it lifts them), and so does the chroma's re-centring
-        (``balanced`` and ``shift``, from :meth:`_balanced`)."""
-        part = np.ascontiguousarray(balanced[::REDUCE, ::REDUCE])
-        _, classes, skin, skin_any = self._sorted(
-            part, np.ascontiguousarray(view[::REDUCE, ::REDUCE]), shift
-        )
+        view converted and classified.  ``balanced`` is that part of the view balanced
+        as the whole view is (see :meth:`_single_balance_of_part`), and ``shift`` the
+        whole view's re-centring."""
+        part = np.ascontiguousarray(view[::REDUCE, ::REDUCE])
+        _, classes, skin, skin_any = self._sorted(balanced, part, shift)
         return classes, skin, skin_any
+
+    def _single_balance_of_part(
+        self, view: NDArray[np.uint8], sheet: NDArray[np.float64]
+    ) -> tuple[NDArray[np.uint8], NDArray[np.uint8] | None, bool]:
+        """Every ``REDUCE``-th pixel of ``view`` under the single balance of ``sheet``, as
+        the whole view's balance gives them, the chroma shift the whole view's sheet asks,
+        and whether the balance rescales the whole view at once: only the arm search's
+        quarter of the view and the sheet's samples are balanced."""
+        whole = lifts_whole_frame(view, sheet, self.colours)
+        part = np.ascontiguousarray(view[::REDUCE, ::REDUCE])
+        balanced = white_balance(part, sheet, self.colours, whole)
+        shift = self._chroma_shift(white_balance(self._ring_of(view), sheet, self.colours, whole))
+        return balanced, shift, whole
 
     def _unread_out_of_shadow(
         self,
@@ -416,10 +436,10 @@ class BoardReader:
             # skin again, and keep whichever balance shows more of an arm over the grid.
             # (A second lamp's tint along the sheet's edge is no arm's colour to follow.)
             single_light = SheetLight(sheet, None)
-            single_balance = self._balanced(view, single_light)
+            part, single_shift, whole = self._single_balance_of_part(view, sheet)
             single_hand, single_shadow = self._arm_or_shadow(
                 reduced_hand_mask(
-                    *self._reduced_classes(view, *single_balance),
+                    *self._reduced_classes(view, part, single_shift),
                     view.shape[:2],
                     self.layout,
                     surround=surround,
@@ -429,6 +449,7 @@ class BoardReader:
             shadow = single_shadow if shadow is None else shadow
             more = self._cells_under(single_hand) - self._cells_under(hand)
             if single_hand is not None and more >= ARM_OVER_GRID_CELLS:
+                single_balance = (white_balance(view, sheet, self.colours, whole), single_shift)
                 single = self._classified(view, single_light, single_balance)
                 fitted, sorted_ = sorted_, single
                 hand = single_hand if hand is None else hand | single_hand
