@@ -248,6 +248,28 @@ def test_from_a_slant_the_reach_of_the_top_tells_the_size() -> None:
     assert size_evidence(0.3, 0.0, 0.0, g.vilicus, g.dominus, rules) > 0
 
 
+def test_a_colour_reaching_far_short_of_a_vilicus_top_is_no_piece() -> None:
+    # Seen from a slant, a dominus leans over the next space: its colour covers that
+    # space's core, as small as a vilicus, but reaches no further than the space's base.
+    # A piece standing there would show its top a vilicus's height times the lean beyond.
+    g, rules, layout = PROFILE.geometry, WorkerRules(), CanonicalLayout(PROFILE)
+    line, lean = 8, 0.65
+    leans = [(0.0, 0.0)] * LINES
+    leans[line] = (0.0, lean)
+
+    def size(reach_mm: float) -> str | None:
+        codes: list[str | None] = [None] * LINES
+        codes[line] = "B"
+        measures = {line: PieceMeasure(180.0, 11.0, False, reach_mm, False)}
+        scores = {line: -1.5 * rules.area_span}
+        return _size_each_piece(layout, codes, measures, leans, scores, 0.0, rules)[line].code
+
+    as_vilicus = g.vilicus.height_mm * lean + rules.reach_offset_mm
+    assert size(as_vilicus) == "Bv"
+    assert size(as_vilicus - 4.0) == "Bv"  # a top lost in part to blur or shade
+    assert size(2.2) == "?"  # the neighbour's lean (conditions frame 35161)
+
+
 def test_a_piece_a_little_smaller_than_the_sizes_midway_is_left_unsure() -> None:
     # A dominus in a hard shadow loses its darkest faces and looks smaller: just below
     # the band of doubt it is no vilicus yet, and the silhouettes settle it.  Above the
