@@ -362,8 +362,8 @@ def test_an_arm_under_two_lamps_is_still_seen() -> None:
 
 def test_the_single_balances_arm_search_sees_the_classes_its_whole_view_would_have() -> None:
     # Under two lamps with an arm the single balance is looked at again, for the arm
-    # alone, on every second pixel: there its classes, lit skin and any skin must be the
-    # very ones the whole view classified under that balance shows.
+    # alone, on every second pixel, balanced alone: there its classes, lit skin and any
+    # skin must be the very ones the whole view classified under that balance shows.
     from companion.vision.illumination import SheetLight, sheet_colour, sheet_strips
     from companion.vision.occlusion import REDUCE
 
@@ -374,10 +374,13 @@ def test_the_single_balances_arm_search_sees_the_classes_its_whole_view_would_ha
     view = reader.layout.warp(photo.image, reader._locator.locate(gray).homography)
     single = SheetLight(sheet_colour(sheet_strips(view, reader.layout)), None)
     whole = reader._classified(view, single)
-    reduced = reader._reduced_classes(view, *reader._balanced(view, single))
-    for part, full in zip(reduced, (whole.classes, whole.skin, whole.skin_any), strict=True):
-        assert np.array_equal(part, full[::REDUCE, ::REDUCE])
+    part, shift, _ = reader._single_balance_of_part(view, single.uniform)
+    assert np.array_equal(part, whole.balanced[::REDUCE, ::REDUCE])
+    reduced = reader._reduced_classes(view, part, shift)
+    for seen, full in zip(reduced, (whole.classes, whole.skin, whole.skin_any), strict=True):
+        assert np.array_equal(seen, full[::REDUCE, ::REDUCE])
     assert whole.shift is not None  # the chroma's re-centring is part of what is checked
+    assert shift is not None and np.array_equal(shift, whole.shift)
 
 
 def test_a_warm_lamps_tint_is_no_tile_when_the_arm_is_found_under_the_single_balance() -> None:
