@@ -525,3 +525,22 @@ def test_two_cells_glare_clipped_green_first_prove_a_tile_the_floor_never_does()
 
     assert clipped_first("G") == ["G", "G", "?", "Y"]
     assert clipped_first("R") == ["?"] * 4
+
+
+def test_a_lone_green_a_little_off_the_floor_names_a_yellow_tile_when_clipped_first() -> None:
+    # A tile mostly yellow under glare (photoreal): three cells at the floor's hue, one
+    # green only 10 units off the floor, its glare clipping green first.  As far off as
+    # any pastel cell must lie, the green's own channel clipping first proves the tile;
+    # without that proof (or the tile's edge) the slot stays unread.
+    fa, fb = MODEL.floor_ab
+    green = (227.0, fa - 8.7, fb - 5.4)  # 10.2 off the floor
+    yellow = (230.0, fa - 1.5, fb + 2.0)
+    colour = _board({SLOT[0]: yellow, SLOT[1]: yellow, SLOT[2]: green, SLOT[3]: yellow})
+    cells = ["?"] * 256
+
+    def green_first(cell: int) -> str | None:
+        return "G" if cell == SLOT[2] else None
+
+    out = fill_pastel_slots(cells, colour, FLOOR, MODEL, PROFILE, RULES, first_clipped=green_first)
+    assert [out[i] for i in SLOT] == ["Y", "Y", "G", "Y"]
+    assert _read(colour, cells) == ["?"] * 4

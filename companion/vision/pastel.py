@@ -84,8 +84,11 @@ class PastelRules:
     # is at the floor's hue (a tile mostly yellow, washed) and either the slot's outline
     # shows a tile's edge or glare clipped first the channel that cell's ink holds highest
     # (see first_clipped).  (A cell read from its pixels stands however pale its mean: the
-    # yellow glare around it pales the mean, not the pixels that named it.)
-    lone_cell_offset_min: float = 12.0
+    # yellow glare around it pales the mean, not the pixels that named it.)  As far off
+    # as a pastel cell must lie anyway: on 1,466 stored frames the three lone cells from
+    # 9 to 12 off the floor (greens and a red, each clipped first in its own ink's
+    # channel, beside washed yellows) named their slots right.
+    lone_cell_offset_min: float = 9.0
     # Inside a tile, a cell this close to the floor's hue is a washed yellow: on photoreal
     # glare frames washed yellows lie from 7 degrees on the red side to 26 on the green
     # side; reds lie beyond 28 on the red side, and greens that keep the chroma asked
