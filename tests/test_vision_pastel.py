@@ -531,7 +531,8 @@ def test_a_lone_green_a_little_off_the_floor_names_a_yellow_tile_when_clipped_fi
     # A tile mostly yellow under glare (photoreal): three cells at the floor's hue, one
     # green only 10 units off the floor, its glare clipping green first.  As far off as
     # any pastel cell must lie, the green's own channel clipping first proves the tile;
-    # without that proof (or the tile's edge) the slot stays unread.
+    # without that proof the slot stays unread, and the tile's edge alone asks a lone
+    # cell seen from its mean to lie further off (see the faint red above).
     fa, fb = MODEL.floor_ab
     green = (227.0, fa - 8.7, fb - 5.4)  # 10.2 off the floor
     yellow = (230.0, fa - 1.5, fb + 2.0)
@@ -544,3 +545,5 @@ def test_a_lone_green_a_little_off_the_floor_names_a_yellow_tile_when_clipped_fi
     out = fill_pastel_slots(cells, colour, FLOOR, MODEL, PROFILE, RULES, first_clipped=green_first)
     assert [out[i] for i in SLOT] == ["Y", "Y", "G", "Y"]
     assert _read(colour, cells) == ["?"] * 4
+    edge = fill_pastel_slots(cells, colour, FLOOR, MODEL, PROFILE, RULES, lambda s: s == SLOT)
+    assert [edge[i] for i in SLOT] == ["?"] * 4

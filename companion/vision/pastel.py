@@ -84,11 +84,11 @@ class PastelRules:
     # is at the floor's hue (a tile mostly yellow, washed) and either the slot's outline
     # shows a tile's edge or glare clipped first the channel that cell's ink holds highest
     # (see first_clipped).  (A cell read from its pixels stands however pale its mean: the
-    # yellow glare around it pales the mean, not the pixels that named it.)  As far off
-    # as a pastel cell must lie anyway: on 1,466 stored frames the three lone cells from
-    # 9 to 12 off the floor (greens and a red, each clipped first in its own ink's
-    # channel, beside washed yellows) named their slots right.
-    lone_cell_offset_min: float = 9.0
+    # yellow glare around it pales the mean, not the pixels that named it.)  Where glare
+    # clipped first the cell's own ink's channel, as far off as any pastel cell lies is
+    # enough: on 1,466 stored frames the three lone cells so proven 9 to 12 off the
+    # floor named their slots right.
+    lone_cell_offset_min: float = 12.0
     # Inside a tile, a cell this close to the floor's hue is a washed yellow: on photoreal
     # glare frames washed yellows lie from 7 degrees on the red side to 26 on the green
     # side; reds lie beyond 28 on the red side, and greens that keep the chroma asked
@@ -353,14 +353,19 @@ def fill_pastel_slots(
         guesses = [c if c != "?" else washed_guess(i) for i, c in zip(slot, chars, strict=True)]
         known = [i for i, g in zip(slot, guesses, strict=True) if g is not None]
         lone = guesses[slot.index(known[0])] if len(known) == 1 else None
+        # The lone cell's glare clipping first the channel its hue's ink holds highest
+        # (a tint from a lamp spreads over its neighbours too), or the tile's edge.
+        clipped_own = lone is not None and first_clipped(known[0]) == lone
         if len(known) < rules.min_cells_seen and not (
             len(known) == 1
             and known[0] not in profile.bonus_kind
-            and (out[known[0]] != "?" or off_floor[known[0]] >= rules.lone_cell_offset_min)
+            and (
+                out[known[0]] != "?"
+                or off_floor[known[0]] >= rules.lone_cell_offset_min
+                or (clipped_own and off_floor[known[0]] >= rules.min_floor_offset)
+            )
             and all(yellow[i] for i in slot if i != known[0])
-            # The tile's edge, or the lone cell's glare clipping first the channel its
-            # hue's ink holds highest: a tint from a lamp spreads over its neighbours too.
-            and (first_clipped(known[0]) == lone or shows_edge(slot))
+            and (clipped_own or shows_edge(slot))
         ):
             continue
         # Only now a tile is known: a faint tint or the floor's own hue is no evidence of
