@@ -24,6 +24,7 @@ from companion.vision.cells import (
     name_dark_cells,
     read_cells,
 )
+from companion.vision.circle_print import CirclePrint
 from companion.vision.colour import (
     ColourModel,
     PixelClass,
@@ -168,6 +169,7 @@ class BoardReader:
         self.shade_rules = ShadeRules()
         self.shadows = PrintUnderShadow(profile, self.layout.px_per_mm, ShadowRules())
         self.slot_print = SlotPrint(profile, self.layout.px_per_mm, SlotPrintRules())
+        self.circles = CirclePrint(profile, self.layout.px_per_mm)
         self.shaded_floor_rules = ShadedFloorRules()
         self.exemplar_rules = ExemplarRules()
         self.first_clipped_rules = FirstClippedRules()
@@ -555,7 +557,15 @@ class BoardReader:
         cells = self.gaps.doubt_washed_vats(cells, view)
         cells = apply_tile_constraint(cells, self.profile)
         workers = read_workers(
-            classes, lab, self.layout, pose, self.worker_rules, self._sheet_lab, hand, shadow
+            classes,
+            lab,
+            self.layout,
+            pose,
+            self.worker_rules,
+            self._sheet_lab,
+            hand,
+            shadow,
+            functools.partial(self.circles.shown, view),
         )
         if any(obs.code == "?" for obs in workers):
             workers = self._unread_out_of_shadow(workers, classes, lab, pose, hand, shadow)

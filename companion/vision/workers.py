@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
@@ -226,6 +226,11 @@ class WorkerRules:
     # stands against a loose fit (a blue dominus leaning over the next space fit to 0.03;
     # a yellow vilicus in a hard shadow, whose fit turned it into a dominus, 0.2).
     resize_misfit_max: float = 0.1
+    # With no arm in view, an unread space whose core shows no piece's colour (as above)
+    # is empty where its printed circle shows this well (see circle_print): over 9,123
+    # pieces of 1,006 stored frames none reached 0.65 (yellow vilici leaning away, read
+    # from their colour), and the empty spaces left unread reached up to 0.76.
+    circle_shown_min: float = 0.7
     silhouettes: SilhouetteRules = field(default_factory=SilhouetteRules)
 
 
@@ -285,6 +290,7 @@ def read_workers(
     background: tuple[float, float, float],
     blocked: NDArray[np.bool_] | None = None,
     shadow: NDArray[np.bool_] | None = None,
+    circle_shown: Callable[[int], float] | None = None,
 ) -> list[WorkerObservation]:
     """One observation per worker space (rows 0-15 then columns 0-15).
 
@@ -294,7 +300,9 @@ def read_workers(
     the board's print showed to be a shadow.  The passes, in order: presence and colour from each
     core, unreadable cores judged beside their neighbours, the pixels of each piece
     measured, each piece sized, touching pairs sized together, partly hidden pieces
-    checked, unread spaces of the bare sheet's colour found empty, what is still unread
+    checked, unread spaces of the bare sheet's colour or whose printed circle shows
+    (``circle_shown``, see :mod:`companion.vision.circle_print`) found empty, what is
+    still unread
     settled by predicted silhouettes, pieces sized again with their width once the unsure
     spaces beside them are settled, touching pairs of one colour checked against their
     predicted silhouettes, a second dominus of a colour doubted, the other
@@ -313,6 +321,8 @@ def read_workers(
     out = _check_hidden(out, measures, classes, layout, pose, rules)
     if blocked is None:
         out = _empty_like_the_sheet_beside(out, cores, lab, layout, rules, background, shadow)
+        if circle_shown is not None:
+            out = _empty_where_the_circle_shows(out, cores, rules, circle_shown)
     out = _settle_unreadable(out, codes, cores, classes, layout, pose, rules)
     out = _size_with_settled_neighbours(out, codes, measures, scores, boundary, layout, rules)
     out = _pairs_by_silhouette(out, measures, classes, layout, pose, rules)
@@ -374,6 +384,30 @@ def _empty_like_the_sheet_beside(
             and -rules.sheet_darker_max <= step <= rules.sheet_brighter_max
         ):
             result[line] = replace(out[line], code=None)
+    return result
+
+
+def _empty_where_the_circle_shows(
+    out: list[WorkerObservation],
+    cores: CoreReadings,
+    rules: WorkerRules,
+    circle_shown: Callable[[int], float],
+) -> list[WorkerObservation]:
+    """An unread space whose core shows no piece (no colour, nothing too dark for it) is
+    empty where its printed circle shows all round: a standing piece hides part of it
+    under its base (see :mod:`companion.vision.circle_print`).  With no arm in view."""
+    result = list(out)
+    for line, obs in enumerate(out):
+        shares = cores.fractions.get(line)
+        if obs.code != "?" or shares is None:
+            continue
+        if (
+            shares[PixelClass.B : PixelClass.R + 1].sum() > rules.empty_species_max
+            or shares[PixelClass.DARK] > rules.bare_dark_max
+        ):
+            continue
+        if circle_shown(line) >= rules.circle_shown_min:
+            result[line] = replace(obs, code=None)
     return result
 
 

@@ -1,0 +1,61 @@
+"""An empty worker space is proven by its printed circle; a standing piece hides it."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from companion.boards import LINES, load_profile
+from companion.vision.circle_print import CirclePrint
+from companion.vision.colour import PixelClass
+from companion.vision.reader import BoardReader
+from companion.vision.render import random_state, render, shot_for
+from companion.vision.workers import (
+    CoreReadings,
+    WorkerObservation,
+    WorkerRules,
+    _empty_where_the_circle_shows,
+)
+
+PROFILE = load_profile("troia")
+
+
+def _view(seed: int) -> tuple[np.ndarray, tuple[str | None, ...]]:
+    truth = random_state(PROFILE, np.random.default_rng(seed + 7_919))
+    photo = render(PROFILE, truth, shot_for(seed, False, False))
+    reader = BoardReader(PROFILE)
+    gray = cv2.cvtColor(photo.image, cv2.COLOR_BGR2GRAY)
+    view = reader.layout.warp(photo.image, reader._locator.locate(gray).homography)
+    return view, truth.workers
+
+
+def test_the_circle_shows_round_an_empty_space_and_not_under_a_piece() -> None:
+    circles = CirclePrint(PROFILE, BoardReader(PROFILE).layout.px_per_mm)
+    rules = WorkerRules()
+    empty, held = [], []
+    for seed in (3, 4):
+        view, workers = _view(seed)
+        # A warm lamp's orange: the print keeps its contrast, so the proof stands.
+        warm = np.asarray(np.clip(view * np.array([0.55, 0.8, 1.0]), 0, 255), np.uint8)
+        for image in (view, warm):
+            for line in range(LINES):
+                (held if workers[line] else empty).append(circles.shown(image, line))
+    assert held and empty
+    assert max(held) < rules.circle_shown_min
+    assert np.median(empty) >= rules.circle_shown_min
+
+
+def test_an_unread_space_showing_its_circle_and_no_colour_is_empty() -> None:
+    rules = WorkerRules()
+    bare = np.zeros(len(PixelClass))
+    bare[PixelClass.UNKNOWN] = 1.0  # a lamp's tint: no class for the sheet
+    coloured = bare.copy()
+    coloured[PixelClass.Y], coloured[PixelClass.UNKNOWN] = 0.5, 0.5
+    fractions = {0: bare, 1: bare, 2: coloured}
+    cores = CoreReadings(
+        ["?"] * LINES, [(0.0, 0.0)] * LINES, [False] * LINES, fractions, np.zeros((LINES, 2))
+    )
+    out = [WorkerObservation("?", 0.0, (0.0, 0.0)) for _ in range(LINES)]
+    shown = {0: 0.8, 1: 0.5, 2: 0.8}
+    settled = _empty_where_the_circle_shows(out, cores, rules, lambda line: shown.get(line, 0.0))
+    assert [obs.code for obs in settled[:3]] == [None, "?", "?"]
