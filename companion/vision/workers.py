@@ -355,17 +355,7 @@ def _empty_like_the_sheet_beside(
     ``background`` is the sheet's colour (8-bit Lab lightness, a and b about 0).
     """
     result = list(out)
-    lines = []
-    for line, obs in enumerate(out):
-        shares = cores.fractions.get(line)
-        if obs.code != "?" or shares is None:
-            continue
-        if (
-            shares[PixelClass.B : PixelClass.R + 1].sum() > rules.empty_species_max
-            or shares[PixelClass.DARK] > rules.bare_dark_max
-        ):
-            continue
-        lines.append(line)
+    lines = _unread_showing_no_piece(out, cores, rules)
     if not lines:
         return result
     for line, core, (lightness, a, b) in _cores_and_sheets_beside(lab, cores, layout, rules, lines):
@@ -397,18 +387,28 @@ def _empty_where_the_circle_shows(
     empty where its printed circle shows all round: a standing piece hides part of it
     under its base (see :mod:`companion.vision.circle_print`).  With no arm in view."""
     result = list(out)
+    for line in _unread_showing_no_piece(out, cores, rules):
+        if circle_shown(line) >= rules.circle_shown_min:
+            result[line] = replace(out[line], code=None)
+    return result
+
+
+def _unread_showing_no_piece(
+    out: list[WorkerObservation], cores: CoreReadings, rules: WorkerRules
+) -> list[int]:
+    """The unread spaces whose core shows no piece: no colour beyond a neighbour's lean,
+    and nothing too dark for colour (a piece's shaded faces)."""
+    lines = []
     for line, obs in enumerate(out):
         shares = cores.fractions.get(line)
         if obs.code != "?" or shares is None:
             continue
         if (
-            shares[PixelClass.B : PixelClass.R + 1].sum() > rules.empty_species_max
-            or shares[PixelClass.DARK] > rules.bare_dark_max
+            shares[PixelClass.B : PixelClass.R + 1].sum() <= rules.empty_species_max
+            and shares[PixelClass.DARK] <= rules.bare_dark_max
         ):
-            continue
-        if circle_shown(line) >= rules.circle_shown_min:
-            result[line] = replace(obs, code=None)
-    return result
+            lines.append(line)
+    return lines
 
 
 def _doubt_pieces_like_the_sheet_beside(
