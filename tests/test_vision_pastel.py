@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 
 import cv2
 import numpy as np
@@ -41,6 +42,14 @@ def _board(cell_lab: dict[int, tuple[float, float, float]]) -> CellColour:
     for i, (li, ai, bi) in cell_lab.items():
         lightness[i], a[i], b[i] = li, ai, bi
     return CellColour(lightness, a, b, np.zeros(256), np.zeros(256))
+
+
+def _glared(colour: CellColour, cells: Iterable[int], share: float = 1.0) -> CellColour:
+    """``colour`` with ``cells`` clipped over ``share`` of their windows, as glare leaves
+    them (a yellow seen from its mean must be glare's)."""
+    clipped = colour.clipped.copy()
+    clipped[list(cells)] = share
+    return dataclasses.replace(colour, clipped=clipped)
 
 
 FLOOR = FloorModel(
@@ -254,7 +263,7 @@ def test_yellow_is_looked_for_where_the_floor_beside_it_has_turned() -> None:
         a, b, FLOOR.path_lightness, FLOOR.path_da, FLOOR.path_db, FLOOR.light_of_cell
     )
     yellow = _polar(228.0, FLOOR_CHROMA + 11.0, FLOOR_HUE + turn + 3.0)
-    colour = _board({i: yellow for i in SLOT})
+    colour = _glared(_board({i: yellow for i in SLOT}), SLOT)
     out = fill_pastel_slots(["?"] * 256, colour, turned, MODEL, PROFILE, RULES)
     assert [out[i] for i in SLOT] == ["Y"] * 4
 
@@ -341,7 +350,7 @@ def test_a_cell_at_the_sensors_white_under_a_warm_lamp_is_no_washed_yellow() -> 
     # clipped in every channel sits at that white and shows nothing of what lies under it.
     # The same colour where the white is neutral is a washed yellow's.
     white = (0.0, MODEL.floor_ab[1] + 15.0)  # yellower than the floor, as a warm lamp shows
-    colour = _board({i: (255.0, *white) for i in SLOT})
+    colour = _glared(_board({i: (255.0, *white) for i in SLOT}), SLOT)
     under_lamp = _under_white(white)
     out = fill_pastel_slots(["?"] * 256, colour, under_lamp, MODEL, PROFILE, RULES)
     assert [out[i] for i in SLOT] == ["?"] * 4
@@ -384,7 +393,8 @@ def test_red_and_green_clipped_over_a_low_blue_inside_a_tile_is_yellow() -> None
     cells, greenish = _greenish_beside("R")
     assert _read(greenish, cells)[2] == "G"
     flagged = dataclasses.replace(
-        greenish, yellow_clipped=np.where(np.arange(256) == SLOT[2], 1.0, 0.0)
+        _glared(greenish, [SLOT[2]]),
+        yellow_clipped=np.where(np.arange(256) == SLOT[2], 1.0, 0.0),
     )
     assert _read(flagged, cells)[2] == "Y"
 
@@ -424,7 +434,7 @@ def test_a_tile_clipped_in_red_and_green_far_off_the_floor_is_all_yellow() -> No
     colour = _board(dict.fromkeys(SLOT, bent))
     assert _read(colour, ["?"] * 256) == ["?"] * 4
     flagged = dataclasses.replace(
-        colour, yellow_clipped=np.isin(np.arange(256), SLOT).astype(float)
+        _glared(colour, SLOT), yellow_clipped=np.isin(np.arange(256), SLOT).astype(float)
     )
     assert _read(flagged, ["?"] * 256) == ["Y"] * 4
 
@@ -547,3 +557,14 @@ def test_a_lone_green_a_little_off_the_floor_names_a_yellow_tile_when_clipped_fi
     assert _read(colour, cells) == ["?"] * 4
     edge = fill_pastel_slots(cells, colour, FLOOR, MODEL, PROFILE, RULES, lambda s: s == SLOT)
     assert [edge[i] for i in SLOT] == ["?"] * 4
+
+
+def test_bright_floor_under_a_warm_lamp_is_no_washed_yellow() -> None:
+    # A bright warm lamp lifts bare floor's chroma past what the floor model expects at
+    # that lightness, along the floor's own hue, as a washed yellow lies; but it clips
+    # nothing (conditions 36051: a bare slot read yellow).  Glare washing a yellow tile
+    # clips its pixels.
+    warm = (239.0, MODEL.floor_ab[0], MODEL.floor_ab[1] + 10.0)
+    colour = _board(dict.fromkeys(SLOT, warm))
+    assert _read(colour, ["?"] * 256) == ["?"] * 4
+    assert _read(_glared(colour, SLOT), ["?"] * 256) == ["Y"] * 4

@@ -62,7 +62,11 @@ class PastelRules:
     # or edges, which the mean colour does not settle.
     min_lightness: float = 200.0
     # ... or clips this share of its pixels in some channel: glare's white reached the
-    # sensor's limit there, where a shadow never does.
+    # sensor's limit there, where a shadow never does.  A yellow seen from its mean needs
+    # this clipping, not brightness alone: a bright warm lamp lifts bare floor's chroma
+    # past what the floor model expects without clipping anything (conditions 36051: a
+    # bare slot read yellow), while glare washing a yellow tile clips (all 178 yellows so
+    # read on 1,526 stored frames clipped this share or more).
     glare_clipped_min: float = 0.1
     # A pastel cell's mean lies this far from the floor expected there; bare floor in
     # glare stays within about 5 (the floor proof allows 5).
@@ -190,6 +194,7 @@ def pastel_species(
             # Red and green clipped over a low blue is a yellow or the floor, whatever
             # hue the balance gives the clipped pair; this far off the floor, a yellow.
             inside |= yellow_clipped(colour)
+            inside &= colour.clipped >= rules.glare_clipped_min
         else:
             inside = (np.abs(off) <= rules.hue_half_width_deg) & (chroma >= rules.min_chroma)
         if letter == "G":
