@@ -66,7 +66,7 @@ class PastelRules:
     # this clipping, not brightness alone: a bright warm lamp lifts bare floor's chroma
     # past what the floor model expects without clipping anything (conditions 36051: a
     # bare slot read yellow), while glare washing a yellow tile clips (all 178 yellows so
-    # read on 1,526 stored frames clipped this share or more).
+    # read on 1,152 stored frames clipped this share or more).
     glare_clipped_min: float = 0.1
     # A pastel cell's mean lies this far from the floor expected there; bare floor in
     # glare stays within about 5 (the floor proof allows 5).
@@ -90,7 +90,7 @@ class PastelRules:
     # (see first_clipped).  (A cell read from its pixels stands however pale its mean: the
     # yellow glare around it pales the mean, not the pixels that named it.)  Where glare
     # clipped first the cell's own ink's channel, as far off as any pastel cell lies is
-    # enough: on 1,466 stored frames the three lone cells so proven 9 to 12 off the
+    # enough: on 1,150 stored frames the three lone cells so proven 9 to 12 off the
     # floor named their slots right.
     lone_cell_offset_min: float = 12.0
     # Inside a tile, a cell this close to the floor's hue is a washed yellow: on photoreal

@@ -179,7 +179,7 @@ class WorkerRules:
     # A piece's top lies its height times the lean beyond its base: a colour reaching
     # this far short of a vilicus's top (reach score, where the two sizes sit at -1 and
     # +1) is a neighbour leaning over the space, not a piece standing in it.  Over 11,638
-    # pieces of 1,006 stored frames, leaning at least reach_lean_min, one vilicus scored
+    # pieces of 1,090 stored frames, leaning at least reach_lean_min, one vilicus scored
     # below (at -3.98, left unread by this pass anyway) and 16 spaces holding none.
     reach_implausible: float = 3.5
     reach_lean_min: float = 0.3
@@ -192,7 +192,7 @@ class WorkerRules:
     cluster_gap: float = 0.2
     boundary_shift: float = 0.15
     # ... and only between clusters whose means lie as far apart as the two sizes do
-    # (2 x area_span; 0.49 measured over 8,777 pieces of 728 frames), two thirds of it at
+    # (2 x area_span; 0.49 measured over 9,094 pieces of 728 frames), two thirds of it at
     # least: three vilici of a blurred frame, at -0.57, -0.31 and -0.26, are no two sizes.
     cluster_separation_min: float = 0.3
     # ... and further by this much per unit of the camera height's log uncertainty: an
@@ -228,7 +228,7 @@ class WorkerRules:
     resize_misfit_max: float = 0.1
     # With no arm in view, an unread space whose core shows no piece's colour (as above)
     # is empty where its printed circle shows this well (see circle_print): over 9,123
-    # pieces of 1,006 stored frames none reached 0.65 (yellow vilici leaning away, read
+    # pieces of the clear frames among 1,090 stored ones none reached 0.65 (yellow vilici leaning away, read
     # from their colour), and the empty spaces left unread reached up to 0.76.
     circle_shown_min: float = 0.7
     silhouettes: SilhouetteRules = field(default_factory=SilhouetteRules)
