@@ -228,8 +228,8 @@ class WorkerRules:
     resize_misfit_max: float = 0.1
     # With no arm in view, an unread space whose core shows no piece's colour (as above)
     # is empty where its printed circle shows this well (see circle_print): over 9,123
-    # pieces of the clear frames among 1,090 stored ones none reached 0.65 (yellow vilici leaning away, read
-    # from their colour), and the empty spaces left unread reached up to 0.76.
+    # pieces of the clear frames among 1,090 stored ones none reached 0.65 (yellow vilici
+    # leaning away, read from their colour); the empty spaces left unread reached 0.76.
     circle_shown_min: float = 0.7
     silhouettes: SilhouetteRules = field(default_factory=SilhouetteRules)
 
