@@ -30,7 +30,8 @@ def _view(seed: int) -> tuple[np.ndarray, tuple[str | None, ...]]:
 
 
 def test_the_circle_shows_round_an_empty_space_and_not_under_a_piece() -> None:
-    circles = CirclePrint(PROFILE, BoardReader(PROFILE).layout.px_per_mm)
+    reader = BoardReader(PROFILE)
+    circles = CirclePrint(PROFILE, reader.layout.px_per_mm, reader.slot_print.correlation)
     rules = WorkerRules()
     empty, held = [], []
     for seed in (3, 4):

@@ -10,32 +10,35 @@ piece leaning away from the camera leaves much of it in view.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import NDArray
 
 from companion.boards import LINES, BoardProfile
-from companion.vision.shadows import PrintUnderShadow, ShadowRules
+from companion.vision.slot_print import Box
 
 # The circle is compared in a square this far (mm) beyond it on every side: room for
 # the view to put it a pixel or two off.
 CIRCLE_MARGIN_MM = 2.0
-# Detail against the mean log-brightness within this radius (Gaussian sigma, mm): a
-# printed line's width, as for the slots' dashes.
-CIRCLE_DETAIL_SIGMA_MM = 1.5
+
+# How well the bare board's print shows in a box of the canonical view.
+PrintCorrelation = Callable[[NDArray[np.uint8], Box], float]
 
 
 class CirclePrint:
     """Each worker space's square around its printed circle, laid out once per board."""
 
-    def __init__(self, profile: BoardProfile, px_per_mm: float) -> None:
-        self._print = PrintUnderShadow(
-            profile, px_per_mm, replace(ShadowRules(), detail_sigma_mm=CIRCLE_DETAIL_SIGMA_MM)
-        )
+    def __init__(
+        self, profile: BoardProfile, px_per_mm: float, correlation: PrintCorrelation
+    ) -> None:
+        """``correlation`` compares a box of the view with the bare board's print on a
+        printed line's scale, as the slots' dashes are compared (see
+        :meth:`~companion.vision.slot_print.SlotPrint.correlation`)."""
+        self._correlation = correlation
         g = profile.geometry
         half = g.worker_space_diameter_mm / 2 + CIRCLE_MARGIN_MM
-        self._boxes: list[tuple[int, int, int, int]] = []
+        self._boxes: list[Box] = []
         for line in range(LINES):
             x, y = g.worker_space_centre_mm(line)
             self._boxes.append(
@@ -49,9 +52,8 @@ class CirclePrint:
 
     def shown(self, view_bgr: NDArray[np.uint8], line: int) -> float:
         """How well the circle of space ``line`` shows in the canonical view: the
-        correlation of the frame's detail with the bare print's there (see
-        :meth:`~companion.vision.shadows.PrintUnderShadow.correlation_in`)."""
-        return self._print.correlation_in(view_bgr, self._boxes[line])
+        correlation of the frame's detail with the bare print's around it."""
+        return self._correlation(view_bgr, self._boxes[line])
 
 
-__all__ = ["CIRCLE_DETAIL_SIGMA_MM", "CIRCLE_MARGIN_MM", "CirclePrint"]
+__all__ = ["CIRCLE_MARGIN_MM", "CirclePrint", "PrintCorrelation"]

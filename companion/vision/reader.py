@@ -169,7 +169,7 @@ class BoardReader:
         self.shade_rules = ShadeRules()
         self.shadows = PrintUnderShadow(profile, self.layout.px_per_mm, ShadowRules())
         self.slot_print = SlotPrint(profile, self.layout.px_per_mm, SlotPrintRules())
-        self.circles = CirclePrint(profile, self.layout.px_per_mm)
+        self.circles = CirclePrint(profile, self.layout.px_per_mm, self.slot_print.correlation)
         self.shaded_floor_rules = ShadedFloorRules()
         self.exemplar_rules = ExemplarRules()
         self.first_clipped_rules = FirstClippedRules()
