@@ -337,6 +337,7 @@ class BoardReader:
         colours, the channel glare clipped first and the frame's own tiles
         (:func:`~companion.vision.pastel.fill_washed_tiles`)."""
 
+        @functools.cache  # asked of one cell by several tests, in both pastel passes
         def first_clipped(cell: int) -> str | None:
             return first_clipped_species(
                 view, balanced, self._windows, cell, self.first_clipped_rules
