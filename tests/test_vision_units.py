@@ -1297,26 +1297,47 @@ def test_dilating_row_by_row_is_dilating(seed: int) -> None:
     assert np.array_equal(_dilate_by_rows(image, square), cv2.dilate(image, square))
 
 
-def test_a_piece_the_colour_of_the_light_beside_it_is_unread() -> None:
-    # A lamp tints one corner of the sheet green, where no piece stands or leans: a green
-    # piece read beside it may be the light itself (or sized with it), so it is unread;
-    # a piece of another colour, or the same piece beside clean sheet, is kept.
+def test_a_piece_the_colour_of_the_light_beside_it_is_unread_where_the_tint_can_make_it() -> None:
+    # A lamp tints one corner of the sheet green, where no piece stands or leans.  A green
+    # core that shows that tinted sheet is the light itself, and a green dominus beside it
+    # may be a vilicus sized with the tint: both are unread.  A green vilicus whose core
+    # shows its own ink is kept, unless an arm is in view; other colours are kept.
     layout = CanonicalLayout(PROFILE)
-    classes = np.full(layout.cell_labels.shape, PixelClass.NEUTRAL, dtype=np.uint8)
     s = layout.px_per_mm
-    corner = round(60 * s)
-    classes[-corner:, :corner] = PixelClass.G  # the bottom-left corner, rows 13 to 15
-    out = [WorkerObservation(None, 0.0, (0.0, 0.0)) for _ in range(32)]
-    out[15] = WorkerObservation("Gd", 300.0, (0.0, 0.0))
-    out[3] = WorkerObservation("Gv", 200.0, (0.0, 0.0))
+    pose = CameraPose((250.0, 250.0), 700.0)
+    centres = np.array([core_centre_mm(layout, pose, line) for line in range(LINES)]) * s
+    # The left strip from row 13 down, spaces and the sheet beside them: rows 13 to 15.
+    corner = (slice(round(centres[13][1] - 12 * s), None), slice(0, layout.worker_strip_px))
+    classes = np.full(layout.cell_labels.shape, PixelClass.NEUTRAL, dtype=np.uint8)
+    classes[corner] = PixelClass.G
+    lab = np.zeros((*layout.cell_labels.shape, 3), dtype=np.uint8)
+    lab[:] = (210, 128, 150)  # the sheet
+    lab[corner] = (200, 110, 140)  # tinted green
+    ink = (110, 90, 150)  # a green piece's core, far darker and greener than the tint
+    for line in (13, 15):
+        x, y = centres[line]
+        cv2.circle(lab, (round(x), round(y)), round(5 * s), ink, -1)
+    cores = CoreReadings([None] * LINES, [(0.0, 0.0)] * LINES, [False] * LINES, {}, centres)
     rules = WorkerRules()
-    read = [o.code for o in doubt_the_lights_colour(out, classes, layout, rules)]
-    assert (read[15], read[3]) == ("?", "Gv")
-    out[15] = WorkerObservation("Bv", 200.0, (0.0, 0.0))
-    assert doubt_the_lights_colour(out, classes, layout, rules)[15].code == "Bv"
+    out = [WorkerObservation(None, 0.0, (0.0, 0.0)) for _ in range(LINES)]
     out[15] = WorkerObservation("Gd", 300.0, (0.0, 0.0))
+    out[14] = WorkerObservation("Gv", 200.0, (0.0, 0.0))  # its core shows the tint alone
+    out[13] = WorkerObservation("Gv", 200.0, (0.0, 0.0))
+    out[3] = WorkerObservation("Gv", 200.0, (0.0, 0.0))  # beside clean sheet
+
+    def read(
+        pieces: list[WorkerObservation], seen: NDArray[np.uint8], arm: bool = False
+    ) -> list[str | None]:
+        doubted = doubt_the_lights_colour(pieces, cores, seen, lab, layout, rules, arm)
+        return [o.code for o in doubted]
+
+    assert [read(out, classes)[k] for k in (15, 14, 13, 3)] == ["?", "?", "Gv", "Gv"]
+    assert [read(out, classes, arm=True)[k] for k in (15, 14, 13, 3)] == ["?", "?", "?", "Gv"]
+    out[15] = WorkerObservation("Bv", 200.0, (0.0, 0.0))
+    assert read(out, classes)[15] == "Bv"
     clean = np.full_like(classes, PixelClass.NEUTRAL)
-    assert doubt_the_lights_colour(out, clean, layout, rules)[15].code == "Gd"
+    out[15] = WorkerObservation("Gd", 300.0, (0.0, 0.0))
+    assert [read(out, clean)[k] for k in (15, 14, 13)] == ["Gd", "Gv", "Gv"]
 
 
 def test_sheet_lit_until_red_clips_is_no_green_piece_and_a_lit_green_piece_stays_green() -> None:
