@@ -586,6 +586,12 @@ def test_a_cell_too_dark_for_its_pixels_inside_a_seen_tile_takes_its_mean_hue() 
     opened = list(cells)
     opened[slot[0]] = "."
     assert name_dark_cells(opened, fractions, chroma, hues, PROFILE, rules)[slot[1]] == "?"
+    # A tile wholly in the shadow: a second cell as dark and named shows the tile.
+    fractions[slot[2]] = fractions[slot[1]]
+    chroma[slot[2]] = chroma[slot[1]]
+    shadowed = name_dark_cells(alone, fractions, chroma, hues, PROFILE, rules)
+    assert [shadowed[i] for i in slot] == ["?", "R", "R", "?"]
+    assert name_dark_cells(opened, fractions, chroma, hues, PROFILE, rules)[slot[1]] == "?"
 
 
 def test_a_slot_seen_empty_in_one_cell_holds_no_tile() -> None:
