@@ -80,7 +80,8 @@ def test_bare_floor_in_a_deep_shadow_is_proven_by_its_dashes() -> None:
     empty = BoardState("." * 256, (None,) * 32)
     before = after = 0
     for seed in range(3):
-        before += _read(empty, seed, 0.1, SlotPrintRules(shown_min=2.0)).cells.count("?")
+        off = SlotPrintRules(shown_min=2.0, clear_shown_min=2.0)  # no dashes ever prove
+        before += _read(empty, seed, 0.1, off).cells.count("?")
         got = _read(empty, seed, 0.1, SlotPrintRules()).cells
         assert set(got) <= {".", "?"}
         after += got.count("?")
@@ -97,3 +98,17 @@ def test_tiles_in_a_deep_shadow_are_never_proven_bare(light: float) -> None:
         state = random_state(PROFILE, rng)
         wrong = confident_wrong_cells(_read(state, seed, light, SlotPrintRules()), state)
         assert not wrong, (seed, wrong)
+
+
+def test_dashes_shown_clearly_prove_floor_a_warm_lamp_moved_further_off() -> None:
+    """Faint dashes prove bare floor only near the floor's colour; dashes as clear as no
+    tile shows prove it further off (a warm lamp's glare), but not at any colour."""
+    from companion.vision.slot_print import _print_proves_floor
+
+    rules = SlotPrintRules()
+    warm = rules.floor_offset_max + 2.0
+    assert _print_proves_floor(rules.shown_min, rules.floor_offset_max, rules)
+    assert not _print_proves_floor(rules.shown_min, warm, rules)
+    assert not _print_proves_floor(rules.shown_min - 0.01, 0.0, rules)
+    assert _print_proves_floor(rules.clear_shown_min, warm, rules)
+    assert not _print_proves_floor(1.0, rules.clear_floor_offset_max + 0.5, rules)

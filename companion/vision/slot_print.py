@@ -51,6 +51,12 @@ class SlotPrintRules:
     # their inks keep their chroma there.  Wider than the floor proof's own 4: in a
     # lamp's tinted corner bare floor lies up to 7 off the floor fitted to the board.
     floor_offset_max: float = 8.0
+    # Where the dashes show as no tile's detail ever did, the floor's colour may lie
+    # further off: over 36,976 slots holding a tile in 1,086 stored clear frames none
+    # reached 0.31 (tiles washed of all colour 0.17), while a warm lamp's glare moved bare
+    # floor whose dashes showed 0.52 to 0.86 by 9 to 11 Lab units.
+    clear_shown_min: float = 0.5
+    clear_floor_offset_max: float = 12.0
 
 
 class SlotPrint:
@@ -90,22 +96,35 @@ def prove_floor_by_print(
     hidden: frozenset[int] = frozenset(),
 ) -> list[str]:
     """Slots left unread with no tile's colour in any cell become empty where their
-    printed dashes show and their colour is near the floor's in the light they are in
-    (``fractions``: each cell's pixel classes; ``view_bgr``: the canonical view); an
-    arm's cells are never proven."""
+    printed dashes show and their colour is near the floor's in the light they are in,
+    the nearer the fainter the dashes (``fractions``: each cell's pixel classes;
+    ``view_bgr``: the canonical view); an arm's cells are never proven."""
     unread = unread_plain_slots(cells, slot_print.boxes, hidden)
     if not unread:
         return list(cells)  # most frames: nothing to prove
+    rules = slot_print.rules
     bare = no_tile_colour(fractions, cell_rules, slot_print.profile.bonus_kind)
-    bare &= floor_offset_in_shade(colour, floor) <= slot_print.rules.floor_offset_max
+    offset = floor_offset_in_shade(colour, floor)
     out = list(cells)
     for slot in unread:
         if not all(bare[i] for i in slot):
             continue
-        if slot_print.correlation(view_bgr, slot_print.boxes[slot]) >= slot_print.rules.shown_min:
+        furthest = max(float(offset[i]) for i in slot)
+        if furthest > rules.clear_floor_offset_max:
+            continue  # too far off the floor whatever the print shows
+        shown = slot_print.correlation(view_bgr, slot_print.boxes[slot])
+        if _print_proves_floor(shown, furthest, rules):
             for i in slot:
                 out[i] = "."
     return out
+
+
+def _print_proves_floor(shown: float, furthest: float, rules: SlotPrintRules) -> bool:
+    """Whether dashes showing this well prove bare floor whose cells' colour lies up to
+    ``furthest`` Lab units off the floor's: the fainter the dashes, the nearer it must be."""
+    if shown >= rules.clear_shown_min:
+        return furthest <= rules.clear_floor_offset_max
+    return shown >= rules.shown_min and furthest <= rules.floor_offset_max
 
 
 def unread_plain_slots(
