@@ -569,8 +569,8 @@ def test_a_cell_too_dark_for_its_pixels_inside_a_seen_tile_takes_its_mean_hue() 
     assert named() == "G"
     at_hue("G", 0.0, 4.0)  # too faint a chroma: the shadow's own tint could be that
     assert named() == "?"
-    at_hue("Y", 0.0, 30.0)  # yellow shares the shadowed floor's hue: never named
-    assert named() == "?"
+    at_hue("Y", 0.0, 30.0)  # inside a seen tile no floor shows: yellow is its own hue
+    assert named() == "Y"
     at_hue("R", 0.0, 18.0)
     fractions[slot[1], PixelClass.B] = 0.05  # what light is left shows another colour
     assert named() == "?"
@@ -592,6 +592,11 @@ def test_a_cell_too_dark_for_its_pixels_inside_a_seen_tile_takes_its_mean_hue() 
     shadowed = name_dark_cells(alone, fractions, chroma, hues, PROFILE, rules)
     assert [shadowed[i] for i in slot] == ["?", "R", "R", "?"]
     assert name_dark_cells(opened, fractions, chroma, hues, PROFILE, rules)[slot[1]] == "?"
+    # ... but not yellow: that is also the hue of bare floor in a shadow.
+    at_hue("Y", 0.0, 30.0)
+    chroma[slot[2]] = chroma[slot[1]]
+    shadowed = name_dark_cells(alone, fractions, chroma, hues, PROFILE, rules)
+    assert [shadowed[i] for i in slot] == ["?", "?", "?", "?"]
 
 
 def test_a_slot_seen_empty_in_one_cell_holds_no_tile() -> None:

@@ -69,7 +69,8 @@ class CellRules:
     # within this hue (degrees) of blue's, green's or red's printed hue names it.  Over
     # 660 photoreal and conditions frames, each of the 21 such cells named by its hue was
     # its tile's colour, the faintest at chroma 3; a deep shadow leaves a green tile 6-9.
-    # Never yellow: it shares the shadowed floor's hue.
+    # Yellow too, its own hue (4 such cells in 1,085 clear frames, all yellow): no floor
+    # shows inside a tile.  Outside one, never yellow: it is the shadowed floor's hue.
     dark_cell_min: float = 0.5
     dark_chroma_min: float = 5.0
     dark_hue_max_deg: float = 25.0
@@ -281,18 +282,22 @@ def name_dark_cells(
     A hard shadow across a tile leaves too little light for any one pixel's colour, yet
     the cell's mean keeps its hue.  Inside a slot holding a tile the cell is the tile's,
     so the question is only which colour, and the dark inks (blue, green, red) lie far
-    apart in hue.  A tile wholly in the shadow shows no cell to start from: there, the
-    slot holds one when enough of its cells are named so (see ``dark_named_tile_min``).
+    apart in hue.  There yellow is named too: no floor shows inside a tile, so its hue
+    is no shadowed floor's.  A tile wholly in the shadow shows no cell to start from:
+    there, the slot holds one when enough of its cells are named blue, green or red (see
+    ``dark_named_tile_min``).
     """
     dark = (fractions[:, PixelClass.DARK] >= rules.dark_cell_min).tolist()
     if not any(d and c == "?" for d, c in zip(dark, cells, strict=True)):
         return list(cells)  # most frames: no cell that dark
     out = list(cells)
-    named = dark_inks_named(chroma, printed_hues, rules.dark_chroma_min, rules.dark_hue_max_deg)
+    limits = (rules.dark_chroma_min, rules.dark_hue_max_deg)
+    named_dark = dark_inks_named(chroma, printed_hues, *limits)
+    named_in_tile = dark_inks_named(chroma, printed_hues, *limits, inks=SPECIES_ORDER)
     species = fractions[:, PixelClass.B : PixelClass.R + 1]
 
-    def name_of(i: int) -> str | None:
-        """The ink cell ``i`` is named by its hue, if unread, that dark, and showing no
+    def name_of(i: int, named: list[str | None]) -> str | None:
+        """The ink cell ``i`` is ``named`` by its hue, if unread, that dark, and showing no
         other colour in what light is left."""
         letter = named[i]
         if out[i] != "?" or not dark[i] or letter is None:
@@ -303,12 +308,15 @@ def name_dark_cells(
     for slot in profile.slots:
         if "." in (out[i] for i in slot):
             continue
-        names = {i: name_of(i) for i in slot}
-        tile_seen = any(out[i] in SPECIES_ORDER for i in slot)
-        if tile_seen or sum(n is not None for n in names.values()) >= rules.dark_named_tile_min:
-            for i, letter in names.items():
-                if letter is not None:
-                    out[i] = letter
+        if any(out[i] in SPECIES_ORDER for i in slot):  # a tile seen
+            names = {i: name_of(i, named_in_tile) for i in slot}
+        else:
+            names = {i: name_of(i, named_dark) for i in slot}
+            if sum(n is not None for n in names.values()) < rules.dark_named_tile_min:
+                continue
+        for i, letter in names.items():
+            if letter is not None:
+                out[i] = letter
     return out
 
 

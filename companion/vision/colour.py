@@ -247,12 +247,12 @@ def dark_inks_named(
     printed_hues: dict[str, float],
     chroma_min: float,
     hue_max_deg: float,
+    inks: str = "BGR",
 ) -> list[str | None]:
     """Per row of mean chroma (a*, b* centred on 0) of something too dark for any pixel's
-    colour, the ink it shows: blue, green or red, whose printed hue lies within
-    ``hue_max_deg`` when the chroma reaches ``chroma_min``; else ``None``.  Never yellow:
-    a shadow on the sheet or the floor keeps their own yellowish hue."""
-    inks = "BGR"  # the inks that can be this dark
+    colour, the ink it shows among ``inks``, whose printed hue lies within
+    ``hue_max_deg`` when the chroma reaches ``chroma_min``; else ``None``.  Yellow only
+    where no bare sheet or floor can be: a shadow on them keeps their own yellowish hue."""
     hue = np.degrees(np.arctan2(chroma[:, 1], chroma[:, 0]))
     off = np.abs(np.stack([hue_difference(hue, printed_hues[ink]) for ink in inks], axis=1))
     nearest = np.argmin(off, axis=1)
