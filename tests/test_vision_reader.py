@@ -374,9 +374,10 @@ def test_the_single_balances_arm_search_sees_the_classes_its_whole_view_would_ha
     view = reader.layout.warp(photo.image, reader._locator.locate(gray).homography)
     single = SheetLight(sheet_colour(sheet_strips(view, reader.layout)), None)
     whole = reader._classified(view, single)
-    part, shift, _ = reader._single_balance_of_part(view, single.uniform)
-    assert np.array_equal(part, whole.balanced[::REDUCE, ::REDUCE])
-    reduced = reader._reduced_classes(view, part, shift)
+    part = reader._single_balance_of_part(view, single.uniform)
+    shift = part.shift
+    assert np.array_equal(part.balanced, whole.balanced[::REDUCE, ::REDUCE])
+    reduced = reader._reduced_classes(part)
     for seen, full in zip(reduced, (whole.classes, whole.skin, whole.skin_any), strict=True):
         assert np.array_equal(seen, full[::REDUCE, ::REDUCE])
     assert whole.shift is not None  # the chroma's re-centring is part of what is checked

@@ -284,7 +284,7 @@ def white_balance(
     over = _lifted(image, gains)
     lifted_px = cv2.countNonZero(over)
     if whole is None:
-        whole = lifted_px > LIFTED_WHOLE_FRAME_SHARE * over.size
+        whole = _lifts_most(lifted_px, over.size)
     if whole:
         lifted = cv2.transform(image.astype(np.float32), np.diag(gains).astype(np.float32))
         return within_limit(np.asarray(lifted, np.float32))
@@ -302,7 +302,12 @@ def lifts_whole_frame(
     """Whether :func:`white_balance` lifts so many of ``image``'s pixels past the 8-bit
     limit that it rescales all of them in one pass (faster than picking them out)."""
     over = _lifted(image, _balance_gains(observed_sheet, model))
-    return bool(cv2.countNonZero(over) > LIFTED_WHOLE_FRAME_SHARE * over.size)
+    return _lifts_most(cv2.countNonZero(over), over.size)
+
+
+def _lifts_most(lifted_px: int, pixels: int) -> bool:
+    """Whether so many pixels are lifted past the limit that rescaling all is faster."""
+    return bool(lifted_px > LIFTED_WHOLE_FRAME_SHARE * pixels)
 
 
 def _balance_gains(observed_sheet: NDArray[np.float64], model: ColourModel) -> NDArray[np.float64]:

@@ -6,6 +6,7 @@ import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -135,6 +136,17 @@ class _Classified:
     skin_any: NDArray[np.bool_]
 
 
+class _BalancedPart(NamedTuple):
+    """Every ``REDUCE``-th pixel of a view, as it comes and under the single balance, with
+    what the whole view's balance decides: the chroma shift and whether every pixel is
+    rescaled at once."""
+
+    view: NDArray[np.uint8]
+    balanced: NDArray[np.uint8]
+    shift: NDArray[np.uint8] | None
+    whole: bool
+
+
 class BoardReader:
     """Reads frames of one board; keeps the last good homography between frames."""
 
@@ -243,32 +255,25 @@ class BoardReader:
         return _Classified(light, balanced, lab, shift, classes, skin, skin_any)
 
     def _reduced_classes(
-        self,
-        view: NDArray[np.uint8],
-        balanced: NDArray[np.uint8],
-        shift: NDArray[np.uint8] | None,
+        self, part: _BalancedPart
     ) -> tuple[NDArray[np.uint8], NDArray[np.bool_], NDArray[np.bool_]]:
-        """Classes, lit skin and any skin of every ``REDUCE``-th pixel of ``view``, as
-        :meth:`_classified` gives them there, for an arm search alone: a quarter of the
-        view converted and classified.  ``balanced`` is that part of the view balanced
-        as the whole view is (see :meth:`_single_balance_of_part`), and ``shift`` the
-        whole view's re-centring."""
-        part = np.ascontiguousarray(view[::REDUCE, ::REDUCE])
-        _, classes, skin, skin_any = self._sorted(balanced, part, shift)
+        """Classes, lit skin and any skin of ``part``, as :meth:`_classified` gives them
+        there under the same balance, for an arm search alone: a quarter of the view
+        converted and classified."""
+        _, classes, skin, skin_any = self._sorted(part.balanced, part.view, part.shift)
         return classes, skin, skin_any
 
     def _single_balance_of_part(
         self, view: NDArray[np.uint8], sheet: NDArray[np.float64]
-    ) -> tuple[NDArray[np.uint8], NDArray[np.uint8] | None, bool]:
+    ) -> _BalancedPart:
         """Every ``REDUCE``-th pixel of ``view`` under the single balance of ``sheet``, as
-        the whole view's balance gives them, the chroma shift the whole view's sheet asks,
-        and whether the balance rescales the whole view at once: only the arm search's
-        quarter of the view and the sheet's samples are balanced."""
+        the whole view's balance gives them: only the arm search's quarter of the view and
+        the sheet's samples are balanced."""
         whole = lifts_whole_frame(view, sheet, self.colours)
         part = np.ascontiguousarray(view[::REDUCE, ::REDUCE])
         balanced = white_balance(part, sheet, self.colours, whole)
         shift = self._chroma_shift(white_balance(self._ring_of(view), sheet, self.colours, whole))
-        return balanced, shift, whole
+        return _BalancedPart(part, balanced, shift, whole)
 
     def _unread_out_of_shadow(
         self,
@@ -439,10 +444,10 @@ class BoardReader:
             # skin again, and keep whichever balance shows more of an arm over the grid.
             # (A second lamp's tint along the sheet's edge is no arm's colour to follow.)
             single_light = SheetLight(sheet, None)
-            part, single_shift, whole = self._single_balance_of_part(view, sheet)
+            part = self._single_balance_of_part(view, sheet)
             single_hand, single_shadow = self._arm_or_shadow(
                 reduced_hand_mask(
-                    *self._reduced_classes(view, part, single_shift),
+                    *self._reduced_classes(part),
                     view.shape[:2],
                     self.layout,
                     surround=surround,
@@ -452,7 +457,10 @@ class BoardReader:
             shadow = single_shadow if shadow is None else shadow
             more = self._cells_under(single_hand) - self._cells_under(hand)
             if single_hand is not None and more >= ARM_OVER_GRID_CELLS:
-                single_balance = (white_balance(view, sheet, self.colours, whole), single_shift)
+                single_balance = (
+                    white_balance(view, sheet, self.colours, part.whole),
+                    part.shift,
+                )
                 single = self._classified(view, single_light, single_balance)
                 fitted, sorted_ = sorted_, single
                 hand = single_hand if hand is None else hand | single_hand

@@ -110,7 +110,7 @@ def prove_floor_by_print(
         if not all(bare[i] for i in slot):
             continue
         furthest = max(float(offset[i]) for i in slot)
-        if furthest > rules.clear_floor_offset_max:
+        if furthest > max(rules.floor_offset_max, rules.clear_floor_offset_max):
             continue  # too far off the floor whatever the print shows
         shown = slot_print.correlation(view_bgr, slot_print.boxes[slot])
         if _print_proves_floor(shown, furthest, rules):
