@@ -41,10 +41,10 @@ class SlotPrintRules:
     # neighbours' (the dashes between its cells cross its middle, 18 mm inside).
     inset_mm: float = 3.0
     # The dashes show where the frame's detail correlates with the print's this well:
-    # over 873 frames, none of 27,894 slots holding a tile reached 0.40 (yellow tiles
-    # came nearest), and bare floor left unread in hard shadows and a lamp's tinted
-    # corners measured 0.48 to 0.86 (one at 0.28).
-    shown_min: float = 0.45
+    # over 1,086 stored clear frames, none of 36,976 slots holding a tile reached 0.31
+    # (those showing no colour of their own, 0.17), while bare floor across a hard
+    # shadow's soft edge, or half washed by glare, was left unread at 0.41 and 0.44.
+    shown_min: float = 0.40
     # ... and where every cell's mean colour lies within this many Lab units of the
     # floor's, shrunk with the light in a shadow: a tile's cells of different colours
     # meet along the dashes, and in a deep shadow their steps can pass for them, but
