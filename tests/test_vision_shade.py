@@ -107,7 +107,8 @@ def _read_rows(state: BoardState, seed: int, shadow: CastShadow) -> list[str | N
 
 def test_pieces_in_a_broad_dark_shadow_are_read() -> None:
     """A person's shadow over the whole strip, at 0.3 of the light: 14 of these 64 spaces
-    stayed unread before the lift (pieces too dark for any colour), 3 after."""
+    stayed unread before the lift (pieces too dark for any colour), 3 after while pieces
+    beside others of their colour were left unread, none now."""
     unread = 0
     for seed in range(4):
         state = random_state(PROFILE, np.random.default_rng(seed + 99))
@@ -115,7 +116,7 @@ def test_pieces_in_a_broad_dark_shadow_are_read() -> None:
         truth = list(state.workers[:16])
         assert all(g in ("?", t) for g, t in zip(got, truth, strict=True)), (seed, got, truth)
         unread += got.count("?")
-    assert unread <= 4
+    assert unread <= 1
 
 
 def test_bare_spaces_under_a_narrow_dark_shadow_read_bare() -> None:
