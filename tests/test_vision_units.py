@@ -592,6 +592,15 @@ def test_a_cell_too_dark_for_its_pixels_inside_a_seen_tile_takes_its_mean_hue() 
     shadowed = name_dark_cells(alone, fractions, chroma, hues, PROFILE, rules)
     assert [shadowed[i] for i in slot] == ["?", "R", "R", "?"]
     assert name_dark_cells(opened, fractions, chroma, hues, PROFILE, rules)[slot[1]] == "?"
+    # Now seen, the tile covers its other cells: one half in the shadow, half lit, shows
+    # only its colour in the light left.
+    fractions[slot[3]] = 0.0
+    fractions[slot[3], PixelClass.R] = 0.55
+    fractions[slot[3], PixelClass.DARK] = 0.45
+    shadowed = name_dark_cells(alone, fractions, chroma, hues, PROFILE, rules)
+    assert [shadowed[i] for i in slot] == ["?", "R", "R", "R"]
+    fractions[slot[3]] = 0.0
+    fractions[slot[3], PixelClass.NEUTRAL] = 1.0
     # ... but not yellow: that is also the hue of bare floor in a shadow.
     at_hue("Y", 0.0, 30.0)
     chroma[slot[2]] = chroma[slot[1]]

@@ -285,7 +285,8 @@ def name_dark_cells(
     apart in hue.  There yellow is named too: no floor shows inside a tile, so its hue
     is no shadowed floor's.  A tile wholly in the shadow shows no cell to start from:
     there, the slot holds one when enough of its cells are named blue, green or red (see
-    ``dark_named_tile_min``).
+    ``dark_named_tile_min``).  A tile seen only by its cells named so covers the rest of
+    its slot as well (see :func:`fill_covered_cells`).
     """
     dark = (fractions[:, PixelClass.DARK] >= rules.dark_cell_min).tolist()
     if not any(d and c == "?" for d, c in zip(dark, cells, strict=True)):
@@ -317,7 +318,7 @@ def name_dark_cells(
         for i, letter in names.items():
             if letter is not None:
                 out[i] = letter
-    return out
+    return out if out == cells else fill_covered_cells(out, fractions, profile, rules)
 
 
 def _pastel_cells(
