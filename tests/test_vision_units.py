@@ -530,6 +530,15 @@ def test_a_washed_out_cell_inside_a_seen_tile_takes_its_only_colour() -> None:
     fractions[slot[1], PixelClass.G] = 0.2
     assert fill_covered_cells(cells, fractions, PROFILE, rules)[slot[1]] == "?"
     fractions[slot[1], PixelClass.G] = 0.0
+    # Over half the cell one colour, far ahead of a neighbour's edge blurred in: that one.
+    fractions[slot[1], PixelClass.Y] = 0.55
+    fractions[slot[1], PixelClass.NEUTRAL] = 0.0
+    fractions[slot[1], PixelClass.UNKNOWN] = 0.35
+    fractions[slot[1], PixelClass.B] = 0.1
+    assert fill_covered_cells(cells, fractions, PROFILE, rules)[slot[1]] == "Y"
+    fractions[slot[1], PixelClass.B] = 0.2  # not far enough ahead
+    assert fill_covered_cells(cells, fractions, PROFILE, rules)[slot[1]] == "?"
+    fractions[slot[1], PixelClass.B] = 0.0
     # No tile seen in the slot: the cell may be empty floor.
     alone = ["?" if i in slot else "." for i in range(CELLS)]
     assert fill_covered_cells(alone, fractions, PROFILE, rules)[slot[1]] == "?"

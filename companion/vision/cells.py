@@ -64,6 +64,11 @@ class CellRules:
     # glare takes the only colour it still shows, this much of it and no other.
     covered_colour_min: float = 0.15
     covered_other_max: float = 0.02
+    # ... or, where a little of another shows (a neighbour's edge blurred in), its own
+    # colour over half the cell and ``colour_ratio`` times the next: a read cell's
+    # ``colour_min`` less the floor a tile's cell cannot show.  On the stored conditions
+    # frames this named 10 more cells (6 beside an arm), each its tile's colour.
+    covered_lead_min: float = 0.5
     # ... and a cell of such a slot this dark (a hard shadow's band across the tile) is too
     # dark for any pixel's colour, but not for its mean: a chroma this strong (Lab units)
     # within this hue (degrees) of blue's, green's or red's printed hue names it.  Over
@@ -263,7 +268,9 @@ def fill_covered_cells(
             if drift and best >= rules.colour_ratio * second:
                 # Glare bends a glossy yellow towards green: green well behind it is yellow's.
                 second = shares[i][2]
-            if best >= rules.covered_colour_min and second <= rules.covered_other_max:
+            alone = best >= rules.covered_colour_min and second <= rules.covered_other_max
+            leading = best >= rules.covered_lead_min and best >= rules.colour_ratio * second
+            if alone or leading:
                 out[i] = letter
     return out
 
