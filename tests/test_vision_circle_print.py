@@ -57,6 +57,6 @@ def test_an_unread_space_showing_its_circle_and_no_colour_is_empty() -> None:
         ["?"] * LINES, [(0.0, 0.0)] * LINES, [False] * LINES, fractions, np.zeros((LINES, 2))
     )
     out = [WorkerObservation("?", 0.0, (0.0, 0.0)) for _ in range(LINES)]
-    shown = {0: 0.8, 1: 0.5, 2: 0.8}
+    shown = {0: 0.8, 1: 0.3, 2: 0.8}
     settled = _empty_where_the_circle_shows(out, cores, rules, lambda line: shown.get(line, 0.0))
     assert [obs.code for obs in settled[:3]] == [None, "?", "?"]
