@@ -3,7 +3,9 @@
 The four markers printed at the sheet corners give sixteen image points with known board
 coordinates (millimetres).  Three markers are enough; with fewer, the last good homography is
 reused as long as the markers still visible have not moved, so a hand covering two corners
-does not lose the board while the camera is still.
+does not lose the board while the camera is still.  With no such homography, two markers
+at opposite corners place the board with the sheet's edges (see
+:mod:`companion.vision.sheet_edges`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.boards import BoardProfile
+from companion.vision.sheet_edges import SheetEdgePlacer
 
 MIN_MARKERS = 3
 # Two markers' eight corners predict where the others lie (a homography through them),
@@ -64,6 +67,7 @@ class Localization:
     homography: FloatArray
     marker_ids: tuple[int, ...]
     reused: bool  # True when the last good homography stood in for missing markers
+    by_edges: bool = False  # True when two markers and the sheet's edges placed it
 
     def to_image(self, points_mm: FloatArray) -> FloatArray:
         pts = np.asarray(points_mm, dtype=np.float64).reshape(-1, 1, 2)
@@ -96,6 +100,7 @@ class BoardLocator:
             for mid, centre in layout.centres_mm.items()
         }
         self._last: Localization | None = None
+        self._edges = SheetEdgePlacer(profile.geometry.sheet_mm, self._corners_mm)
 
     def reset(self) -> None:
         """Forgets the last good homography (the camera was moved on purpose)."""
@@ -183,8 +188,13 @@ class BoardLocator:
                 found[key] = quad.reshape(4, 2).astype(np.float64) * scale
         return found
 
-    def locate(self, gray: NDArray[np.uint8]) -> Localization:
-        """The board's homography in this frame, or :class:`BoardNotFound` saying why."""
+    def locate(
+        self, gray: NDArray[np.uint8], frame_bgr: NDArray[np.uint8] | None = None
+    ) -> Localization:
+        """The board's homography in this frame, or :class:`BoardNotFound` saying why.
+
+        Given the colour frame too, two markers at opposite corners may place the board
+        with the sheet's edges when no earlier homography stands in."""
         found = self.detect(gray)
         if len(found) >= MIN_MARKERS:
             homography = self._fit(found)
@@ -194,12 +204,19 @@ class BoardLocator:
         last = self._last
         if last is not None and found and self._still(last, found):
             return Localization(last.homography, tuple(sorted(found)), reused=True)
+        if frame_bgr is not None and len(found) == PREDICT_MARKERS:
+            loose = self._fit(found)
+            placed = None if loose is None else self._edges.place(frame_bgr, found, loose)
+            if placed is not None and _sane(placed):
+                self._last = Localization(placed, tuple(sorted(found)), False, by_edges=True)
+                return self._last
         total = len(self._corners_mm)
         if not found:
             raise BoardNotFound(f"board not found: none of its {total} markers is visible")
         raise BoardNotFound(
             f"board not found: only {len(found)} of its {total} markers visible "
-            f"(ids {', '.join(map(str, sorted(found)))}; at least {MIN_MARKERS} needed)"
+            f"(ids {', '.join(map(str, sorted(found)))}; at least {MIN_MARKERS} needed, "
+            "or two at opposite corners with the sheet's edges in view)"
         )
 
     def _still(self, last: Localization, found: dict[int, FloatArray]) -> bool:

@@ -393,7 +393,7 @@ class BoardReader:
             return Reading(None, error="frame is not a 3-channel BGR image")
         gray = np.asarray(cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY), dtype=np.uint8)
         try:
-            loc = self._locator.locate(gray)
+            loc = self._locator.locate(gray, frame_bgr)
         except BoardNotFound as exc:
             return Reading(None, error=str(exc), timings_ms={"total": _ms(t0)})
         t1 = time.perf_counter()

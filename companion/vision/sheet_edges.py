@@ -1,0 +1,421 @@
+"""Placing the board from two markers at opposite corners and the sheet's own edges.
+
+Two markers' eight corners fit a homography that is right beside them but loose across
+the board (its perspective rests on two small squares: about 15 mm off at the far
+cells).  The sheet's edges are long straight lines that tie it down: each one is
+followed from the found marker at its end, a few millimetres at a time, where the loose
+fit is still close; an arm crossing an edge only leaves a gap in it.  The four lines
+found and the markers' corners then fit one homography, kept only when both agree with
+it to a pixel or two.
+
+Only markers at opposite corners lead to every edge.  Two on one side leave the far
+edge unled, and it cannot be told from the straight side of an arm lying along it
+(then the board would be placed wrong by several millimetres), so they place nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+FloatArray = NDArray[np.float64]
+
+
+# Tracking starts this far (mm) from a found marker's sheet corner along each edge beside
+# it: past the marker's white quiet zone (its square ends 46 mm from the corner on the
+# reference board), where the sheet itself meets the table.
+TRACK_START_MM = 56.0
+# ... and stops this far from the edge's far corner, before the next marker's quiet zone.
+TRACK_END_MM = 56.0
+# One step along an edge (mm): short enough that a line fitted to the points behind
+# predicts the next within a pixel, even where the lens bends the edge a little.
+TRACK_STEP_MM = 6.0
+# How far across the predicted edge (mm, each side) a step looks: as far as the loose
+# fit may be off beside the marker for the first TRACK_SETTLE_POINTS points, then only as
+# far as the line through them may be (a wider look would let a shadow's slanting edge,
+# or the worker strip's print, lead the track off the sheet's edge step by step).
+TRACK_SEARCH_MM = 4.0
+TRACK_SETTLE_POINTS = 4
+TRACK_FOLLOW_MM = 1.5
+# Degrees the first points' line may turn from the loose fit's edge (the fit's direction
+# is sure beside the marker; a shadow's edge crosses at any angle).
+TRACK_ANGLE_MAX_DEG = 3.0
+# With a line fitted to the tracked edge and to every marker, an edge is searched over
+# its whole length this far (mm) each side of where the fit puts it.
+REFIT_SEARCH_MM = 3.0
+# Colour step (8-bit BGR distance, from the table to the sheet past the edge's blur) that
+# counts as the sheet meeting the table: the reference sheet against a mid-grey cloth
+# steps about 90; a dim corner's sheet against an orange cloth about 30.
+EDGE_STEP_MIN = 18.0
+# The sheet side of a step must go on as the sheet this far in (mm, a band clear of the
+# step's blur and short of the worker strips' print): its colour nearer the band's than
+# this share of the whole step from the table to the band (a blurred edge is crossed
+# half-way where it is steepest).  An edge with the table on one side and the bare sheet
+# on the other, whatever the light's tint there.
+SHEET_BEYOND_MM = (4.0, 8.0)
+SHEET_GOES_ON_MAX = 0.5
+# Pixels each side of a candidate step that are averaged (blur and JPEG spread an edge).
+STEP_SIDE_PX = 2
+# A line is fitted once this many points lie on it ...
+LINE_POINTS_MIN = 12
+# ... spread over this share of the edge at least ...
+LINE_SPAN_MIN = 0.4
+# ... each within this distance (px) of the line: farther ones are the arm, a fold or
+# a crumb, and are set aside.
+LINE_INLIER_PX = 1.5
+# All four edges: three and two markers at one end of the sheet leave its far end loose
+# (the markers' corners lie within 40 mm of the near edge), while the four alone fix it.
+EDGES_MIN = 4
+# The fit is kept when every found marker corner lies within this share of the marker's
+# side of where it puts it (the detector's corners lie up to 0.13 of it off two-marker
+# fits that place every cell within 1.7 mm: its squares come out a little large or
+# small), each edge's ends within LINE_END_MAX_PX of its line and the tracked points within
+# LINE_RMS_MAX_PX of it, on average.  These catch a line on the wrong feature; an edge
+# moved a few millimetres along the sheet moves the corners too little to show.
+CORNER_FIT_MAX_SIDES = 0.2
+LINE_END_MAX_PX = 2.0
+LINE_RMS_MAX_PX = 1.0
+
+
+@dataclass(frozen=True)
+class _Edge:
+    """One side of the sheet: from ``start`` to ``end`` (mm), and the side the sheet is on."""
+
+    start: FloatArray
+    end: FloatArray
+    inward: FloatArray
+
+    @property
+    def length(self) -> float:
+        return float(np.linalg.norm(self.end - self.start))
+
+    def at(self, along_mm: float) -> FloatArray:
+        """The point ``along_mm`` from ``start``."""
+        return np.asarray(self.start + (self.end - self.start) * (along_mm / self.length))
+
+
+def _edges(sheet_mm: tuple[float, float]) -> list[_Edge]:
+    w, h = sheet_mm
+    corners = [(0.0, 0.0), (w, 0.0), (w, h), (0.0, h)]
+    inward = [(0.0, 1.0), (-1.0, 0.0), (0.0, -1.0), (1.0, 0.0)]
+    return [
+        _Edge(np.array(corners[k]), np.array(corners[(k + 1) % 4]), np.array(inward[k]))
+        for k in range(4)
+    ]
+
+
+def _to_image(homography: FloatArray, points_mm: FloatArray) -> FloatArray:
+    pts = np.asarray(points_mm, np.float64).reshape(-1, 1, 2)
+    return np.asarray(cv2.perspectiveTransform(pts, homography).reshape(-1, 2), np.float64)
+
+
+class SheetEdgePlacer:
+    """Fits the board's homography to two (or more) markers and the sheet's edges."""
+
+    def __init__(
+        self,
+        sheet_mm: tuple[float, float],
+        corners_mm: dict[int, FloatArray],
+    ) -> None:
+        """``corners_mm``: each marker's four corners on the board (mm)."""
+        self._sheet_mm = sheet_mm
+        self._edges = _edges(sheet_mm)
+        self._corners_mm = corners_mm
+
+    def place(
+        self, frame_bgr: NDArray[np.uint8], found: dict[int, FloatArray], loose: FloatArray
+    ) -> FloatArray | None:
+        """The homography (board mm to frame pixels) through the ``found`` markers' image
+        corners and the sheet's edges, starting from the ``loose`` fit through the
+        markers alone; ``None`` unless enough edges show and everything agrees."""
+        if not all(
+            self._marker_at(found, edge, 0) or self._marker_at(found, edge, 1)
+            for edge in self._edges
+        ):
+            return None  # two markers on one side: see the module's note
+        image = np.asarray(frame_bgr, np.float32)
+        tracked: dict[int, FloatArray] = {}
+        for side, edge in enumerate(self._edges):
+            starts = [end for end in (0, 1) if self._marker_at(found, edge, end)]
+            points = [self._track(image, loose, edge, end) for end in starts]
+            points = [p for p in points if len(p)]
+            if points:
+                tracked[side] = np.concatenate(points)
+        lines = self._lines(tracked, loose)
+        if len(lines) < EDGES_MIN:
+            return None
+        fitted = self._fit(found, lines)
+        if fitted is None:
+            return None
+        # Every edge again, the whole of it, where the fit to all four now puts it.
+        tracked = {side: self._search(image, fitted, edge) for side, edge in enumerate(self._edges)}
+        lines = self._lines(tracked, fitted)
+        if len(lines) < EDGES_MIN:
+            return None
+        fitted = self._fit(found, lines)
+        if fitted is None or not self._agrees(fitted, found, lines):
+            return None
+        return fitted
+
+    def _marker_at(self, found: dict[int, FloatArray], edge: _Edge, end: int) -> bool:
+        """Whether a found marker sits at this end of the edge."""
+        corner = edge.start if end == 0 else edge.end
+        for mid in found:
+            centre = self._corners_mm[mid].mean(axis=0)
+            if np.all(np.abs(centre - corner) < min(self._sheet_mm) / 4):
+                return True
+        return False
+
+    def _track(
+        self,
+        image: NDArray[np.float32],
+        loose: FloatArray,
+        edge: _Edge,
+        end: int,
+    ) -> FloatArray:
+        """Image points of the sheet's edge, followed from the marker at ``end`` of it.
+
+        The first TRACK_SETTLE_POINTS points are looked for where the loose fit puts the
+        edge, and kept only once they run along it as the fit does beside the marker
+        (TRACK_ANGLE_MAX_DEG): a shadow's edge crossing the sheet's is not followed.  Then
+        the line through the points so far says where to look next, and a point farther
+        than LINE_INLIER_PX from it is not the sheet's edge (taken step by step, a slanting
+        edge would lead the track away)."""
+        points: list[FloatArray] = []
+        along = np.arange(TRACK_START_MM, edge.length - TRACK_END_MM, TRACK_STEP_MM)
+        if end == 1:
+            along = edge.length - along
+        ends = _to_image(loose, np.array([edge.at(float(along[0])), edge.at(float(along[-1]))]))
+        direction = (ends[1] - ends[0]) / max(float(np.linalg.norm(ends[1] - ends[0])), 1e-9)
+        settled = False
+        for distance in along.tolist():
+            at = edge.at(distance)
+            guess = _to_image(loose, at[None, :])[0]
+            inward = _to_image(loose, (at + edge.inward)[None, :])[0] - guess
+            if settled:
+                guess = _onto_line(np.array(points), guess)
+            found = _step(image, guess, inward, TRACK_FOLLOW_MM if settled else TRACK_SEARCH_MM)
+            if found is None:
+                continue
+            if settled and float(np.linalg.norm(found - guess)) > LINE_INLIER_PX:
+                continue  # off the line so far: an arm's or a shadow's edge, not the sheet's
+            points.append(found)
+            if not settled and len(points) >= TRACK_SETTLE_POINTS:
+                settled = _runs_along(np.array(points), direction)
+                if not settled:
+                    points.pop(0)
+        return np.array(points if settled else [], np.float64).reshape(-1, 2)
+
+    def _search(self, image: NDArray[np.float32], fitted: FloatArray, edge: _Edge) -> FloatArray:
+        """Image points of the sheet's edge along its length, within REFIT_SEARCH_MM of
+        where ``fitted`` puts it."""
+        points = []
+        along = np.arange(TRACK_START_MM, edge.length - TRACK_END_MM, TRACK_STEP_MM)
+        for distance in along.tolist():
+            at = edge.at(distance)
+            guess = _to_image(fitted, at[None, :])[0]
+            inward = _to_image(fitted, (at + edge.inward)[None, :])[0] - guess
+            found = _step(image, guess, inward, REFIT_SEARCH_MM)
+            if found is not None:
+                points.append(found)
+        return np.array(points, np.float64).reshape(-1, 2)
+
+    def _lines(
+        self, tracked: dict[int, FloatArray], homography: FloatArray
+    ) -> dict[int, tuple[FloatArray, float]]:
+        """Each edge's image line (a, b, c with a² + b² = 1) and its points' RMS distance,
+        for edges whose points on the line span enough of the edge (as ``homography``
+        puts it)."""
+        lines = {}
+        for side, points in tracked.items():
+            line = _robust_line(points)
+            if line is None:
+                continue
+            edge = self._edges[side]
+            ends = _to_image(homography, np.array([edge.start, edge.end]))
+            length = max(float(np.linalg.norm(ends[1] - ends[0])), 1e-9)
+            direction = (ends[1] - ends[0]) / length
+            on = points[np.abs(points @ line[0][:2] + line[0][2]) <= LINE_INLIER_PX] @ direction
+            if float(on.max() - on.min()) < LINE_SPAN_MIN * length:
+                continue
+            lines[side] = line
+        return lines
+
+    def _fit(
+        self, found: dict[int, FloatArray], lines: dict[int, tuple[FloatArray, float]]
+    ) -> FloatArray | None:
+        """The homography through the markers' corners and with each edge on its line."""
+        src = np.concatenate([self._corners_mm[m] for m in sorted(found)])
+        dst = np.concatenate([found[m] for m in sorted(found)])
+        on_lines = []
+        for side, (line, _) in lines.items():
+            edge = self._edges[side]
+            points = np.array([edge.at(t) for t in np.linspace(0.0, edge.length, 9).tolist()])
+            on_lines.append((points, line))
+        return _points_and_lines_homography(src, dst, on_lines)
+
+    def _agrees(
+        self,
+        fitted: FloatArray,
+        found: dict[int, FloatArray],
+        lines: dict[int, tuple[FloatArray, float]],
+    ) -> bool:
+        """Whether the markers' corners and the edges' points all sit where ``fitted``
+        puts them."""
+        for mid in found:
+            side = float(
+                np.mean(np.linalg.norm(found[mid] - np.roll(found[mid], 1, axis=0), axis=1))
+            )
+            off = np.linalg.norm(_to_image(fitted, self._corners_mm[mid]) - found[mid], axis=1)
+            if float(off.max()) > CORNER_FIT_MAX_SIDES * side:
+                return False
+        for side, (line, rms) in lines.items():
+            if rms > LINE_RMS_MAX_PX:
+                return False
+            ends = _to_image(fitted, np.array([self._edges[side].start, self._edges[side].end]))
+            if float(np.max(np.abs(ends @ line[:2] + line[2]))) > LINE_END_MAX_PX:
+                return False
+        return True
+
+
+def _sample(image: NDArray[np.float32], points: FloatArray) -> FloatArray | None:
+    """Colours at image points (bilinear), or ``None`` if any lies outside the frame."""
+    height, width = image.shape[:2]
+    if (points < 1).any() or (points[:, 0] > width - 2).any() or (points[:, 1] > height - 2).any():
+        return None
+    xs = points[:, 0].astype(np.float32).reshape(1, -1)
+    ys = points[:, 1].astype(np.float32).reshape(1, -1)
+    return np.asarray(cv2.remap(image, xs, ys, cv2.INTER_LINEAR).reshape(-1, 3), np.float64)
+
+
+def _step(
+    image: NDArray[np.float32], guess: FloatArray, inward_px_per_mm: FloatArray, search_mm: float
+) -> FloatArray | None:
+    """Where, across ``guess`` (along the sheet's inward direction, pixels per mm), the
+    table meets the sheet: the strongest colour step within ``search_mm`` whose inner side
+    goes on as the bare sheet further in does (a lamp may tint the sheet anywhere, so it
+    is compared with itself, not with its colour elsewhere)."""
+    scale = float(np.linalg.norm(inward_px_per_mm))
+    if scale <= 0:
+        return None
+    normal = inward_px_per_mm / scale
+    reach = search_mm * scale + STEP_SIDE_PX + 1
+    deep = (SHEET_BEYOND_MM[0] * scale * 2, SHEET_BEYOND_MM[1] * scale * 2)  # in samples
+    offsets = np.arange(-reach, reach + SHEET_BEYOND_MM[1] * scale + 0.5, 0.5)
+    colours = _sample(image, guess[None, :] + offsets[:, None] * normal[None, :])
+    if colours is None:
+        return None
+    side = 2 * STEP_SIDE_PX  # samples are half a pixel apart
+    cumulative = np.vstack([np.zeros((1, 3)), np.cumsum(colours, axis=0)])
+    # Boundaries at samples side .. last - deep end, each with its outer and inner side
+    # and the sheet beyond it.
+    count = int(np.floor(4 * reach)) + 1 - 2 * side  # the search's samples, less the sides
+    at = np.arange(side, side + count)
+    near, far = at + round(deep[0]), at + round(deep[1])
+    usable = far < len(colours)
+    at, near, far = at[usable], near[usable], far[usable]
+    if len(at) == 0:
+        return None
+    outer = (cumulative[at] - cumulative[at - side]) / side
+    inner = (cumulative[at + side + 1] - cumulative[at + 1]) / side
+    beyond = (cumulative[far + 1] - cumulative[near]) / (far + 1 - near)[:, None]
+    step = np.linalg.norm(inner - outer, axis=1)
+    whole = np.linalg.norm(beyond - outer, axis=1)  # the whole step, past the blur
+    goes_on = np.linalg.norm(inner - beyond, axis=1) <= SHEET_GOES_ON_MAX * whole
+    good = (whole >= EDGE_STEP_MIN) & goes_on
+    if not good.any():
+        return None
+    k = int(np.argmax(np.where(good, step, -1.0)))
+    shift = 0.0
+    if 0 < k < len(step) - 1:  # the peak between samples
+        a, b, c = step[k - 1], step[k], step[k + 1]
+        denominator = a - 2 * b + c
+        shift = 0.5 * (a - c) / denominator if denominator < 0 else 0.0
+    return np.asarray(guess + (offsets[at[k]] + 0.5 * shift) * normal, np.float64)
+
+
+def _runs_along(points: FloatArray, direction: FloatArray) -> bool:
+    """Whether the line through ``points`` runs along ``direction`` (unit), within
+    TRACK_ANGLE_MAX_DEG, with every point within LINE_INLIER_PX of it."""
+    centre = points.mean(axis=0)
+    _, _, vt = np.linalg.svd(points - centre)
+    sine = abs(float(vt[0][0] * direction[1] - vt[0][1] * direction[0]))
+    off = np.abs((points - centre) @ vt[1])
+    return bool(sine <= np.sin(np.radians(TRACK_ANGLE_MAX_DEG)) and off.max() <= LINE_INLIER_PX)
+
+
+def _onto_line(points: FloatArray, point: FloatArray) -> FloatArray:
+    """``point`` moved onto the line through ``points`` (least squares)."""
+    centre = points.mean(axis=0)
+    _, _, vt = np.linalg.svd(points - centre)
+    direction = vt[0]
+    return np.asarray(centre + direction * float((point - centre) @ direction), np.float64)
+
+
+def _robust_line(points: FloatArray) -> tuple[FloatArray, float] | None:
+    """The line through most of ``points`` (a, b, c with a² + b² = 1) and the RMS distance
+    of those on it; ``None`` when too few lie on one line."""
+    if len(points) < LINE_POINTS_MIN:
+        return None
+    kept = np.ones(len(points), dtype=bool)
+    line = None
+    for _ in range(4):  # refit without the points farthest off, until none is
+        if np.count_nonzero(kept) < LINE_POINTS_MIN:
+            return None
+        on = points[kept]
+        centre = on.mean(axis=0)
+        _, _, vt = np.linalg.svd(on - centre)
+        normal = vt[1]
+        line = np.array([normal[0], normal[1], -float(normal @ centre)])
+        distance = np.abs(points @ line[:2] + line[2])
+        worst = float(distance[kept].max())
+        if worst <= LINE_INLIER_PX:
+            break
+        kept &= distance < max(LINE_INLIER_PX, worst / 2)
+    if line is None:
+        return None
+    distance = np.abs(points[kept] @ line[:2] + line[2])
+    return line, float(np.sqrt(np.mean(distance**2)))
+
+
+def _points_and_lines_homography(
+    src: FloatArray, dst: FloatArray, on_lines: list[tuple[FloatArray, FloatArray]]
+) -> FloatArray | None:
+    """The homography mapping each ``src`` point to its ``dst`` point and each group of
+    board points onto its image line, in the least-squares sense (direct linear
+    transform, both sides normalised)."""
+    board = np.concatenate([src] + [points for points, _ in on_lines])
+    to_board = _normalising(board)
+    to_image = _normalising(dst)
+    rows = []
+    for (x, y), (u, v) in zip(src, dst, strict=True):
+        p = to_board @ np.array([x, y, 1.0])
+        q = to_image @ np.array([u, v, 1.0])
+        rows.append(np.concatenate([np.zeros(3), -q[2] * p, q[1] * p]))
+        rows.append(np.concatenate([q[2] * p, np.zeros(3), -q[0] * p]))
+    inverse_image = np.linalg.inv(to_image)
+    for points, line in on_lines:
+        normalised = inverse_image.T @ line  # the line in normalised image coordinates
+        normalised = normalised / np.linalg.norm(normalised[:2])
+        for x, y in points:
+            p = to_board @ np.array([x, y, 1.0])
+            rows.append(np.concatenate([normalised[0] * p, normalised[1] * p, normalised[2] * p]))
+    _, _, vt = np.linalg.svd(np.array(rows))
+    h = inverse_image @ vt[-1].reshape(3, 3) @ to_board
+    if abs(h[2, 2]) < 1e-12 or not np.isfinite(h).all():
+        return None
+    return np.asarray(h / h[2, 2], np.float64)
+
+
+def _normalising(points: FloatArray) -> FloatArray:
+    """The similarity moving ``points`` to mean zero and mean distance √2 (Hartley)."""
+    centre = points.mean(axis=0)
+    spread = float(np.mean(np.linalg.norm(points - centre, axis=1)))
+    s = np.sqrt(2.0) / max(spread, 1e-9)
+    return np.array([[s, 0.0, -s * centre[0]], [0.0, s, -s * centre[1]], [0.0, 0.0, 1.0]])
+
+
+__all__ = ["SheetEdgePlacer"]
