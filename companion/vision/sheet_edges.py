@@ -1,12 +1,13 @@
 """Placing the board from two markers at opposite corners and the sheet's own edges.
 
-Two markers' eight corners fit a homography that is right beside them but loose across
+Two markers' eight corners fit a homography that is close beside them but loose across
 the board (its perspective rests on two small squares: about 15 mm off at the far
-cells).  The sheet's edges are long straight lines that tie it down: each one is
-followed from the found marker at its end, a few millimetres at a time, where the loose
-fit is still close; an arm crossing an edge only leaves a gap in it.  The four lines
-found and the markers' corners then fit one homography, kept only when both agree with
-it to a pixel or two.
+cells).  The sheet's edges are long straight lines that tie it down: along each one,
+the steps from the table to the bare sheet are gathered within as far of the loose fit
+as it may be off there, and the edge is the straight line through a step beside the
+found marker at its end that passes the most of them; an arm crossing an edge only
+leaves a gap in it.  The four lines found and the markers' corners then fit one
+homography, kept only when both agree with it.
 
 Only markers at opposite corners lead to every edge.  Two on one side leave the far
 edge unled, and it cannot be told from the straight side of an arm lying along it
@@ -33,16 +34,21 @@ TRACK_END_MM = 56.0
 # One step along an edge (mm): short enough that a line fitted to the points behind
 # predicts the next within a pixel, even where the lens bends the edge a little.
 TRACK_STEP_MM = 6.0
-# How far across the predicted edge (mm, each side) a step looks: as far as the loose
-# fit may be off beside the marker for the first TRACK_SETTLE_POINTS points, then only as
-# far as the line through them may be (a wider look would let a shadow's slanting edge,
-# or the worker strip's print, lead the track off the sheet's edge step by step).
-TRACK_SEARCH_MM = 4.0
-TRACK_SETTLE_POINTS = 4
-TRACK_FOLLOW_MM = 1.5
-# Degrees the first points' line may turn from the loose fit's edge (the fit's direction
-# is sure beside the marker; a shadow's edge crosses at any angle).
-TRACK_ANGLE_MAX_DEG = 3.0
+# How far across the loose fit's edge (mm, each side) a step is looked for: beside the
+# marker, as far as the fit may be off there, and further along, that much more per mm
+# from the marker (over the photoreal frames the two markers' fit put the far corners
+# up to about 15 mm off, more where the board is small in the frame).
+TRACK_SEARCH_MM = 8.0
+LOOSE_DRIFT = 0.1
+STEPS_PER_POSITION = 3  # the strongest steps at each position that may be the edge
+# The line must pass through a step within the first ANCHOR_POSITIONS positions beside the
+# marker and one ANCHOR_SPAN_POSITIONS or more further on, and turn from the loose fit's
+# edge there by at most TRACK_ANGLE_MAX_DEG (the fit's direction errs by 3.2 degrees at
+# most over the photoreal frames, 5.3 under table conditions; a shadow's edge crossing
+# the sheet's turns anyhow).
+ANCHOR_POSITIONS = 6
+ANCHOR_SPAN_POSITIONS = 10
+TRACK_ANGLE_MAX_DEG = 6.0
 # With a line fitted to the tracked edge and to every marker, an edge is searched over
 # its whole length this far (mm) each side of where the fit puts it.
 REFIT_SEARCH_MM = 3.0
@@ -61,8 +67,9 @@ SHEET_GOES_ON_MAX = 0.5
 STEP_SIDE_PX = 2
 # A line is fitted once this many points lie on it ...
 LINE_POINTS_MIN = 12
-# ... spread over this share of the edge at least ...
-LINE_SPAN_MIN = 0.4
+# ... spread over this share of the edge at least (an arm may hide the rest: 88 mm of an
+# edge, its points a tenth of a pixel off their line, fix its direction well enough) ...
+LINE_SPAN_MIN = 0.2
 # ... each within this distance (px) of the line: farther ones are the arm, a fold or
 # a crumb, and are set aside.
 LINE_INLIER_PX = 1.5
@@ -176,38 +183,36 @@ class SheetEdgePlacer:
         edge: _Edge,
         end: int,
     ) -> FloatArray:
-        """Image points of the sheet's edge, followed from the marker at ``end`` of it.
+        """Image points of the sheet's edge, led to by the marker at ``end`` of it.
 
-        The first TRACK_SETTLE_POINTS points are looked for where the loose fit puts the
-        edge, and kept only once they run along it as the fit does beside the marker
-        (TRACK_ANGLE_MAX_DEG): a shadow's edge crossing the sheet's is not followed.  Then
-        the line through the points so far says where to look next, and a point farther
-        than LINE_INLIER_PX from it is not the sheet's edge (taken step by step, a slanting
-        edge would lead the track away)."""
-        points: list[FloatArray] = []
+        At each step along the edge, every likely step from the table to the sheet is
+        taken within a window around where the loose fit puts the edge, as wide as the fit
+        may be off there (TRACK_SEARCH_MM beside the marker, LOOSE_DRIFT further on).  The
+        edge is the straight line through one step beside the marker (where the fit is
+        sure) and one further on that passes nearest the most steps, turning from the
+        fit's own edge by TRACK_ANGLE_MAX_DEG at most: a shadow's or an arm's edge may be
+        as strong, but not along the whole edge."""
         along = np.arange(TRACK_START_MM, edge.length - TRACK_END_MM, TRACK_STEP_MM)
+        from_marker = along - TRACK_START_MM
         if end == 1:
             along = edge.length - along
-        ends = _to_image(loose, np.array([edge.at(float(along[0])), edge.at(float(along[-1]))]))
-        direction = (ends[1] - ends[0]) / max(float(np.linalg.norm(ends[1] - ends[0])), 1e-9)
-        settled = False
-        for distance in along.tolist():
+        points: list[FloatArray] = []
+        position: list[int] = []
+        pairs = zip(along.tolist(), from_marker.tolist(), strict=True)
+        for k, (distance, away) in enumerate(pairs):
             at = edge.at(distance)
             guess = _to_image(loose, at[None, :])[0]
             inward = _to_image(loose, (at + edge.inward)[None, :])[0] - guess
-            if settled:
-                guess = _onto_line(np.array(points), guess)
-            found = _step(image, guess, inward, TRACK_FOLLOW_MM if settled else TRACK_SEARCH_MM)
-            if found is None:
-                continue
-            if settled and float(np.linalg.norm(found - guess)) > LINE_INLIER_PX:
-                continue  # off the line so far: an arm's or a shadow's edge, not the sheet's
-            points.append(found)
-            if not settled and len(points) >= TRACK_SETTLE_POINTS:
-                settled = _runs_along(np.array(points), direction)
-                if not settled:
-                    points.pop(0)
-        return np.array(points if settled else [], np.float64).reshape(-1, 2)
+            window = TRACK_SEARCH_MM + LOOSE_DRIFT * away
+            for found in _steps(image, guess, inward, window, STEPS_PER_POSITION):
+                points.append(found)
+                position.append(k)
+        if not points:
+            return np.zeros((0, 2))
+        candidates, index = np.array(points), np.array(position)
+        start = _to_image(loose, np.array([edge.at(float(along[0])), edge.at(float(along[1]))]))
+        direction = (start[1] - start[0]) / max(float(np.linalg.norm(start[1] - start[0])), 1e-9)
+        return _consensus_line_points(candidates, index, direction)
 
     def _search(self, image: NDArray[np.float32], fitted: FloatArray, edge: _Edge) -> FloatArray:
         """Image points of the sheet's edge along its length, within REFIT_SEARCH_MM of
@@ -218,9 +223,7 @@ class SheetEdgePlacer:
             at = edge.at(distance)
             guess = _to_image(fitted, at[None, :])[0]
             inward = _to_image(fitted, (at + edge.inward)[None, :])[0] - guess
-            found = _step(image, guess, inward, REFIT_SEARCH_MM)
-            if found is not None:
-                points.append(found)
+            points.extend(_steps(image, guess, inward, REFIT_SEARCH_MM, 1))
         return np.array(points, np.float64).reshape(-1, 2)
 
     def _lines(
@@ -291,23 +294,27 @@ def _sample(image: NDArray[np.float32], points: FloatArray) -> FloatArray | None
     return np.asarray(cv2.remap(image, xs, ys, cv2.INTER_LINEAR).reshape(-1, 3), np.float64)
 
 
-def _step(
-    image: NDArray[np.float32], guess: FloatArray, inward_px_per_mm: FloatArray, search_mm: float
-) -> FloatArray | None:
+def _steps(
+    image: NDArray[np.float32],
+    guess: FloatArray,
+    inward_px_per_mm: FloatArray,
+    search_mm: float,
+    most: int,
+) -> list[FloatArray]:
     """Where, across ``guess`` (along the sheet's inward direction, pixels per mm), the
-    table meets the sheet: the strongest colour step within ``search_mm`` whose inner side
-    goes on as the bare sheet further in does (a lamp may tint the sheet anywhere, so it
-    is compared with itself, not with its colour elsewhere)."""
+    table may meet the sheet: up to ``most`` colour steps within ``search_mm``, strongest
+    first, whose inner side goes on as the bare sheet further in does (a lamp may tint the
+    sheet anywhere, so it is compared with itself, not with its colour elsewhere)."""
     scale = float(np.linalg.norm(inward_px_per_mm))
     if scale <= 0:
-        return None
+        return []
     normal = inward_px_per_mm / scale
     reach = search_mm * scale + STEP_SIDE_PX + 1
     deep = (SHEET_BEYOND_MM[0] * scale * 2, SHEET_BEYOND_MM[1] * scale * 2)  # in samples
     offsets = np.arange(-reach, reach + SHEET_BEYOND_MM[1] * scale + 0.5, 0.5)
     colours = _sample(image, guess[None, :] + offsets[:, None] * normal[None, :])
     if colours is None:
-        return None
+        return []
     side = 2 * STEP_SIDE_PX  # samples are half a pixel apart
     cumulative = np.vstack([np.zeros((1, 3)), np.cumsum(colours, axis=0)])
     # Boundaries at samples side .. last - deep end, each with its outer and inner side
@@ -317,8 +324,8 @@ def _step(
     near, far = at + round(deep[0]), at + round(deep[1])
     usable = far < len(colours)
     at, near, far = at[usable], near[usable], far[usable]
-    if len(at) == 0:
-        return None
+    if len(at) < 3:
+        return []
     outer = (cumulative[at] - cumulative[at - side]) / side
     inner = (cumulative[at + side + 1] - cumulative[at + 1]) / side
     beyond = (cumulative[far + 1] - cumulative[near]) / (far + 1 - near)[:, None]
@@ -326,33 +333,51 @@ def _step(
     whole = np.linalg.norm(beyond - outer, axis=1)  # the whole step, past the blur
     goes_on = np.linalg.norm(inner - beyond, axis=1) <= SHEET_GOES_ON_MAX * whole
     good = (whole >= EDGE_STEP_MIN) & goes_on
-    if not good.any():
-        return None
-    k = int(np.argmax(np.where(good, step, -1.0)))
-    shift = 0.0
-    if 0 < k < len(step) - 1:  # the peak between samples
+    # The steepest sample of each step, among those whose sheet side goes on (the very
+    # steepest of a blurred edge may still be half-way across it).
+    steep = np.where(good, step, 0.0)
+    peak = np.zeros(len(step), dtype=bool)
+    peak[1:-1] = good[1:-1] & (steep[1:-1] >= steep[:-2]) & (steep[1:-1] > steep[2:])
+    found = []
+    for k in np.flatnonzero(peak)[np.argsort(-step[peak])][:most].tolist():
         a, b, c = step[k - 1], step[k], step[k + 1]
-        denominator = a - 2 * b + c
+        denominator = a - 2 * b + c  # the peak between samples
         shift = 0.5 * (a - c) / denominator if denominator < 0 else 0.0
-    return np.asarray(guess + (offsets[at[k]] + 0.5 * shift) * normal, np.float64)
+        found.append(np.asarray(guess + (offsets[at[k]] + 0.5 * shift) * normal, np.float64))
+    return found
 
 
-def _runs_along(points: FloatArray, direction: FloatArray) -> bool:
-    """Whether the line through ``points`` runs along ``direction`` (unit), within
-    TRACK_ANGLE_MAX_DEG, with every point within LINE_INLIER_PX of it."""
-    centre = points.mean(axis=0)
-    _, _, vt = np.linalg.svd(points - centre)
-    sine = abs(float(vt[0][0] * direction[1] - vt[0][1] * direction[0]))
-    off = np.abs((points - centre) @ vt[1])
-    return bool(sine <= np.sin(np.radians(TRACK_ANGLE_MAX_DEG)) and off.max() <= LINE_INLIER_PX)
-
-
-def _onto_line(points: FloatArray, point: FloatArray) -> FloatArray:
-    """``point`` moved onto the line through ``points`` (least squares)."""
-    centre = points.mean(axis=0)
-    _, _, vt = np.linalg.svd(points - centre)
-    direction = vt[0]
-    return np.asarray(centre + direction * float((point - centre) @ direction), np.float64)
+def _consensus_line_points(
+    candidates: FloatArray, position: NDArray[np.int64], direction: FloatArray
+) -> FloatArray:
+    """The candidates (one per position at most) on the line through an anchor (a
+    candidate at one of the first ANCHOR_POSITIONS positions) and a candidate at least
+    ANCHOR_SPAN_POSITIONS further on that the most positions have a candidate within
+    LINE_INLIER_PX of, among lines within TRACK_ANGLE_MAX_DEG of ``direction``."""
+    anchors = np.flatnonzero(position < ANCHOR_POSITIONS)
+    best: tuple[int, float] = (0, 0.0)
+    chosen: NDArray[np.bool_] | None = None
+    sine_max = np.sin(np.radians(TRACK_ANGLE_MAX_DEG))
+    for a in anchors.tolist():
+        others = np.flatnonzero(position >= position[a] + ANCHOR_SPAN_POSITIONS)
+        if len(others) == 0:
+            continue
+        runs = candidates[others] - candidates[a]
+        lengths = np.linalg.norm(runs, axis=1)
+        units = runs / np.maximum(lengths, 1e-9)[:, None]
+        aligned = np.abs(units[:, 0] * direction[1] - units[:, 1] * direction[0]) <= sine_max
+        for unit in units[aligned]:
+            normal = np.array([-unit[1], unit[0]])
+            near = np.abs((candidates - candidates[a]) @ normal) <= LINE_INLIER_PX
+            count = len(np.unique(position[near]))
+            spread = float(np.abs((candidates[near] - candidates[a]) @ normal).sum())
+            if count > best[0] or (count == best[0] and spread < best[1]):
+                best, chosen = (count, spread), near
+    if chosen is None:
+        return np.zeros((0, 2))
+    # One point per position: the first (strongest) candidate on the line.
+    kept = [int(np.flatnonzero(chosen & (position == k))[0]) for k in np.unique(position[chosen])]
+    return np.asarray(candidates[kept], np.float64)
 
 
 def _robust_line(points: FloatArray) -> tuple[FloatArray, float] | None:
