@@ -25,14 +25,14 @@ from numpy.typing import NDArray
 FloatArray = NDArray[np.float64]
 
 
-# Tracking starts this far (mm) from a found marker's sheet corner along each edge beside
-# it: past the marker's white quiet zone (its square ends 46 mm from the corner on the
+# Steps are looked for from this far (mm) along each edge from a found marker's sheet
+# corner: past the marker's white quiet zone (its square ends 46 mm from the corner on the
 # reference board), where the sheet itself meets the table.
 TRACK_START_MM = 56.0
 # ... and stops this far from the edge's far corner, before the next marker's quiet zone.
 TRACK_END_MM = 56.0
-# One step along an edge (mm): short enough that a line fitted to the points behind
-# predicts the next within a pixel, even where the lens bends the edge a little.
+# Where along an edge steps are looked for (mm apart): some 55 positions on the reference
+# board's edges, enough for an edge half hidden by an arm to keep a line's worth.
 TRACK_STEP_MM = 6.0
 # How far across the loose fit's edge (mm, each side) a step is looked for: beside the
 # marker, as far as the fit may be off there, and further along, that much more per mm
