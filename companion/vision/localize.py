@@ -67,7 +67,6 @@ class Localization:
     homography: FloatArray
     marker_ids: tuple[int, ...]
     reused: bool  # True when the last good homography stood in for missing markers
-    by_edges: bool = False  # True when two markers and the sheet's edges placed it
 
     def to_image(self, points_mm: FloatArray) -> FloatArray:
         pts = np.asarray(points_mm, dtype=np.float64).reshape(-1, 1, 2)
@@ -208,7 +207,7 @@ class BoardLocator:
             loose = self._fit(found)
             placed = None if loose is None else self._edges.place(frame_bgr, found, loose)
             if placed is not None and _sane(placed):
-                self._last = Localization(placed, tuple(sorted(found)), False, by_edges=True)
+                self._last = Localization(placed, tuple(sorted(found)), reused=False)
                 return self._last
         total = len(self._corners_mm)
         if not found:

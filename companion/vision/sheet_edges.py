@@ -196,33 +196,28 @@ class SheetEdgePlacer:
         from_marker = along - TRACK_START_MM
         if end == 1:
             along = edge.length - along
+        guesses, inwards = _across(loose, edge, along)
         points: list[FloatArray] = []
         position: list[int] = []
-        pairs = zip(along.tolist(), from_marker.tolist(), strict=True)
-        for k, (distance, away) in enumerate(pairs):
-            at = edge.at(distance)
-            guess = _to_image(loose, at[None, :])[0]
-            inward = _to_image(loose, (at + edge.inward)[None, :])[0] - guess
+        for k, away in enumerate(from_marker.tolist()):
             window = TRACK_SEARCH_MM + LOOSE_DRIFT * away
-            for found in _steps(image, guess, inward, window, STEPS_PER_POSITION):
+            for found in _steps(image, guesses[k], inwards[k], window, STEPS_PER_POSITION):
                 points.append(found)
                 position.append(k)
         if not points:
             return np.zeros((0, 2))
         candidates, index = np.array(points), np.array(position)
-        start = _to_image(loose, np.array([edge.at(float(along[0])), edge.at(float(along[1]))]))
-        direction = (start[1] - start[0]) / max(float(np.linalg.norm(start[1] - start[0])), 1e-9)
+        run = guesses[1] - guesses[0]
+        direction = run / max(float(np.linalg.norm(run)), 1e-9)
         return _consensus_line_points(candidates, index, direction)
 
     def _search(self, image: NDArray[np.float32], fitted: FloatArray, edge: _Edge) -> FloatArray:
         """Image points of the sheet's edge along its length, within REFIT_SEARCH_MM of
         where ``fitted`` puts it."""
-        points = []
         along = np.arange(TRACK_START_MM, edge.length - TRACK_END_MM, TRACK_STEP_MM)
-        for distance in along.tolist():
-            at = edge.at(distance)
-            guess = _to_image(fitted, at[None, :])[0]
-            inward = _to_image(fitted, (at + edge.inward)[None, :])[0] - guess
+        guesses, inwards = _across(fitted, edge, along)
+        points: list[FloatArray] = []
+        for guess, inward in zip(guesses, inwards, strict=True):
             points.extend(_steps(image, guess, inward, REFIT_SEARCH_MM, 1))
         return np.array(points, np.float64).reshape(-1, 2)
 
@@ -282,6 +277,16 @@ class SheetEdgePlacer:
             if float(np.max(np.abs(ends @ line[:2] + line[2]))) > LINE_END_MAX_PX:
                 return False
         return True
+
+
+def _across(
+    homography: FloatArray, edge: _Edge, along_mm: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """Where ``homography`` puts the edge's points ``along_mm`` from its start (image
+    points), and the image step of one millimetre inward from each (pixels per mm)."""
+    points = edge.start + (edge.end - edge.start) * (along_mm[:, None] / edge.length)
+    guesses = _to_image(homography, points)
+    return guesses, _to_image(homography, points + edge.inward) - guesses
 
 
 def _sample(image: NDArray[np.float32], points: FloatArray) -> FloatArray | None:
