@@ -568,3 +568,33 @@ def test_bright_floor_under_a_warm_lamp_is_no_washed_yellow() -> None:
     colour = _board(dict.fromkeys(SLOT, warm))
     assert _read(colour, ["?"] * 256) == ["?"] * 4
     assert _read(_glared(colour, SLOT), ["?"] * 256) == ["Y"] * 4
+
+
+def _stepped_off_floor(step: float, turn_deg: float = 0.0) -> CellColour:
+    """Every cell of SLOT clipped in red and green over a low blue, its mean ``step``
+    units off the floor, ``turn_deg`` from the floor's hue."""
+    floor_a, floor_b = MODEL.floor_ab
+    hue = np.arctan2(floor_b, floor_a) + np.radians(turn_deg)
+    cell = (240.0, floor_a + step * np.cos(hue), floor_b + step * np.sin(hue))
+    colour = _glared(_board(dict.fromkeys(SLOT, cell)), SLOT)
+    return dataclasses.replace(
+        colour, yellow_clipped=np.isin(np.arange(256), SLOT).astype(float)
+    )
+
+
+def test_a_yellow_clipped_tile_just_off_the_floor_is_read_where_its_edge_shows() -> None:
+    # Glare clipped red and green over a low blue in every cell, as only a yellow or the
+    # floor clips, and each lies 6 off the floor along its hue: short of what a pastel
+    # cell must reach alone, but more than bare floor lies.  The tile's edge decides.
+    def read(colour: CellColour, edge: bool) -> list[str]:
+        out = fill_pastel_slots(
+            ["?"] * 256, colour, FLOOR, MODEL, PROFILE, RULES, lambda slot: edge and slot == SLOT
+        )
+        return [out[i] for i in SLOT]
+
+    assert read(_stepped_off_floor(6.0), edge=False) == ["?"] * 4
+    assert read(_stepped_off_floor(6.0), edge=True) == ["Y"] * 4
+    # Bare floor so clipped lies within a unit or two of the floor, edge or not.
+    assert read(_stepped_off_floor(1.5), edge=True) == ["?"] * 4
+    # A step towards red is no yellow's.
+    assert read(_stepped_off_floor(6.0, turn_deg=-90.0), edge=True) == ["?"] * 4

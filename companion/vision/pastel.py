@@ -11,6 +11,8 @@ class and the cell comes in unread.  Its mean colour still tells, with two guard
 - **A tile is there.**  Only a slot with no cell read empty, and at least two cells that
   show a species (read, seen pastel, or with glare clipping blue or green first, which
   the cream floor never does), is filled: one tinted cell can be a neighbour's spill.
+  So is a slot whose outline shows a tile's edge and whose every cell glare clipped as
+  only a yellow or the floor clips, further off the floor than bare floor lies.
   The filled slot must still be a possible tile.
 
 Inside such a slot a cell at the floor's own hue is no floor: the cream floor is a pale
@@ -125,6 +127,13 @@ class PastelRules:
     # the bent yellow's than green's (degrees): as clear as a tint must be of its second
     # nearest species, since a wrong yellow is as wrong as any.
     bent_yellow_margin_deg: float = 15.0
+    # Inside a slot whose outline shows a tile's edge, a cell clipped in red (and green)
+    # over a low blue that steps this far (Lab a, b units) off the floor expected there,
+    # along the floor's hue (``yellow_step_half_width_deg``), is a washed yellow, every
+    # cell of the slot so: bare floor so clipped, beside a tile's edge or not, lies within
+    # 1.6 of it on stored photoreal frames (4.2 once under a conditions lamp, with no
+    # edge); the washed yellows of tiles left unread lie 4 to 20 off.
+    edge_yellow_offset_min: float = 4.0
     # A cell whose mean lies this near (Lab a, b units) the sensor's white, as the
     # balance shows it, is white: glare clipped every channel and left no colour of its
     # own.  Under a warm lamp that white is itself yellowish and would pass for a washed
@@ -281,6 +290,23 @@ def floor_hued(colour: CellColour, expected: Expected, rules: PastelRules) -> ND
     )
 
 
+def stepped_yellow(
+    colour: CellColour, expected: Expected, rules: PastelRules
+) -> NDArray[np.bool_]:
+    """Per cell, whether it is clipped in red (and green) over a low blue and steps off
+    the floor expected there along the floor's own hue, as far as the floor never lies:
+    where a tile's edge shows, a washed yellow.  Only a yellow ink or the floor clips so,
+    and glare over a tile keeps the yellow's surplus of chroma over the floor's."""
+    ea, eb = expected
+    step = _chroma_from(colour, expected)
+    turn = hue_difference(_angle(colour.a - ea, colour.b - eb) - _angle(ea, eb), 0.0)
+    return np.asarray(
+        yellow_clipped(colour)
+        & (step >= rules.edge_yellow_offset_min)
+        & (np.abs(turn) <= rules.yellow_step_half_width_deg)
+    )
+
+
 def bent_yellow(
     colour: CellColour, expected: Expected, model: ColourModel, rules: PastelRules
 ) -> NDArray[np.bool_]:
@@ -340,6 +366,7 @@ def fill_pastel_slots(
     yellow = floor_hued(colour, expected, rules) | bent_yellow(colour, expected, model, rules)
     yellow &= ~blank
     off_floor = _chroma_from(colour, expected)
+    stepped = stepped_yellow(colour, expected, rules)
     glare = (colour.lightness >= rules.min_lightness) | (colour.clipped >= rules.glare_clipped_min)
     washed = glare | (colour.lightness >= rules.tinted_min_lightness)
 
@@ -371,7 +398,7 @@ def fill_pastel_slots(
             )
             and all(yellow[i] for i in slot if i != known[0])
             and (clipped_own or shows_edge(slot))
-        ):
+        ) and not (all(stepped[i] for i in slot) and shows_edge(slot)):
             continue
         # Only now a tile is known: a faint tint or the floor's own hue is no evidence of
         # one on its own, but inside a tile it names the species where glare washed the
@@ -379,7 +406,7 @@ def fill_pastel_slots(
         filled = [
             g
             or (tinted[i] if washed[i] else None)
-            or ("Y" if yellow[i] else None)
+            or ("Y" if yellow[i] or stepped[i] else None)
             or (first_clipped(i) if glare[i] else None)
             or "?"
             for i, g in zip(slot, guesses, strict=True)
@@ -411,5 +438,6 @@ __all__ = [
     "fill_washed_tiles",
     "floor_hued",
     "pastel_species",
+    "stepped_yellow",
     "tinted_species",
 ]
