@@ -577,9 +577,7 @@ def _stepped_off_floor(step: float, turn_deg: float = 0.0) -> CellColour:
     hue = np.arctan2(floor_b, floor_a) + np.radians(turn_deg)
     cell = (240.0, floor_a + step * np.cos(hue), floor_b + step * np.sin(hue))
     colour = _glared(_board(dict.fromkeys(SLOT, cell)), SLOT)
-    return dataclasses.replace(
-        colour, yellow_clipped=np.isin(np.arange(256), SLOT).astype(float)
-    )
+    return dataclasses.replace(colour, yellow_clipped=np.isin(np.arange(256), SLOT).astype(float))
 
 
 def test_a_yellow_clipped_tile_just_off_the_floor_is_read_where_its_edge_shows() -> None:

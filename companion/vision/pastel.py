@@ -290,9 +290,7 @@ def floor_hued(colour: CellColour, expected: Expected, rules: PastelRules) -> ND
     )
 
 
-def stepped_yellow(
-    colour: CellColour, expected: Expected, rules: PastelRules
-) -> NDArray[np.bool_]:
+def stepped_yellow(colour: CellColour, expected: Expected, rules: PastelRules) -> NDArray[np.bool_]:
     """Per cell, whether it is clipped in red (and green) over a low blue and steps off
     the floor expected there along the floor's own hue, as far as the floor never lies:
     where a tile's edge shows, a washed yellow.  Only a yellow ink or the floor clips so,
@@ -379,26 +377,42 @@ def fill_pastel_slots(
         return tinted[cell] or (clipped_first if clipped_first in FLOOR_NEVER_FIRST else None)
 
     out = list(cells)
+
+    def one_cell_and_the_rest_yellow(
+        slot: tuple[int, ...], known: list[int], guesses: list[str | None]
+    ) -> bool:
+        """One cell off the floor (``known``), the others at its hue: a tile where that
+        cell's glare clipped first the channel its hue's ink holds highest (a tint from a
+        lamp spreads over its neighbours too), or where the tile's edge shows."""
+        if len(known) != 1 or known[0] in profile.bonus_kind:
+            return False
+        cell = known[0]
+        clipped_own = first_clipped(cell) == guesses[slot.index(cell)]
+        off = off_floor[cell]
+        return (
+            (
+                out[cell] != "?"
+                or off >= rules.lone_cell_offset_min
+                or (clipped_own and off >= rules.min_floor_offset)
+            )
+            and all(yellow[i] for i in slot if i != cell)
+            and (clipped_own or shows_edge(slot))
+        )
+
+    def yellow_up_to_an_edge(slot: tuple[int, ...]) -> bool:
+        """Every cell clipped as a yellow and off the floor, inside a tile's edge."""
+        return all(stepped[i] for i in slot) and shows_edge(slot)
+
     for slot in slots:  # slots share no cell: each is judged on the cells as read
         chars = [out[i] for i in slot]
         # Evidence of a tile needs glare on the cell: a tint in the shade may be a shadow's.
         guesses = [c if c != "?" else washed_guess(i) for i, c in zip(slot, chars, strict=True)]
         known = [i for i, g in zip(slot, guesses, strict=True) if g is not None]
-        lone = guesses[slot.index(known[0])] if len(known) == 1 else None
-        # The lone cell's glare clipping first the channel its hue's ink holds highest
-        # (a tint from a lamp spreads over its neighbours too), or the tile's edge.
-        clipped_own = lone is not None and first_clipped(known[0]) == lone
-        if len(known) < rules.min_cells_seen and not (
-            len(known) == 1
-            and known[0] not in profile.bonus_kind
-            and (
-                out[known[0]] != "?"
-                or off_floor[known[0]] >= rules.lone_cell_offset_min
-                or (clipped_own and off_floor[known[0]] >= rules.min_floor_offset)
-            )
-            and all(yellow[i] for i in slot if i != known[0])
-            and (clipped_own or shows_edge(slot))
-        ) and not (all(stepped[i] for i in slot) and shows_edge(slot)):
+        if (
+            len(known) < rules.min_cells_seen
+            and not one_cell_and_the_rest_yellow(slot, known, guesses)
+            and not yellow_up_to_an_edge(slot)
+        ):
             continue
         # Only now a tile is known: a faint tint or the floor's own hue is no evidence of
         # one on its own, but inside a tile it names the species where glare washed the
