@@ -46,7 +46,12 @@ from companion.vision.illumination import (
 )
 from companion.vision.localize import CameraPose, estimate_pose
 from companion.vision.occlusion import hand_mask, within_reach
-from companion.vision.reader import SKIN_SATURATION_MAX, skin_over_ink, skin_toned_red
+from companion.vision.reader import (
+    SKIN_SATURATION_MAX,
+    floor_at_a_covered_slots_edge,
+    skin_over_ink,
+    skin_toned_red,
+)
 from companion.vision.render import Shot, random_camera
 from companion.vision.workers import (
     CoreReadings,
@@ -1239,6 +1244,22 @@ def test_skin_over_a_cell_near_the_arm_undoes_an_ink_no_skin_shares() -> None:
     skin[13] = 0.1
     near = frozenset({10, 11, 12, 13})
     assert skin_over_ink(cells, skin, near) == [10, 11]
+
+
+def test_floor_beside_the_arm_proves_nothing_in_a_slot_the_arm_mostly_covers() -> None:
+    # The arm hides two cells of the first slot: the two others, read as bare floor, show
+    # its shaded fingers as often as floor where its region still touches them.  Where it
+    # hides one cell, or touches a cell it hides none of the slot beside, floor stands.
+    first, second, third = PROFILE.slots[:3]
+    cells = ["."] * 256
+    hidden = frozenset({first[0], first[1], second[0]})
+    touched = hidden | {first[2], second[1], third[0]}
+    for i in hidden:
+        cells[i] = "?"
+    assert floor_at_a_covered_slots_edge(cells, PROFILE.slots, hidden, touched) == {first[2]}
+    # A cell already read as a tile is left to the passes that judge inks under skin.
+    cells[first[2]] = "R"
+    assert floor_at_a_covered_slots_edge(cells, PROFILE.slots, hidden, touched) == frozenset()
 
 
 def test_skin_toned_red_takes_each_cells_median_saturation() -> None:

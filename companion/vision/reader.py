@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -105,6 +105,11 @@ ARM_OVER_GRID_CELLS = 8
 # Over the 196 arm frames of the photoreal and conditions sets, no cell read wrong for it
 # up to 0.6; at 0.8 the blurred edge of an arm in a dim corner read as a tile.
 ARM_COVER_MAX = 0.6
+# A slot the arm hides this many cells of (half or more) lies mostly under it: a cell of it
+# the arm's region still touches shows the arm's shaded fingers as often as bare floor.
+# Over 469 stored arm frames, every tile read as floor beside the arm (3 cells, in two
+# frames) lay so; 1,056 bare cells did too, and are left unread with them.
+ARM_HIDDEN_IN_SLOT_MIN = 2
 
 
 @dataclass(frozen=True)
@@ -542,6 +547,10 @@ class BoardReader:
         near: frozenset[int] = frozenset()  # cells within reach of an arm's lit skin
         if hand is not None:
             cells = _hide(cells, hidden)
+            touched = _cells_covered(hand, self._cell_pixels, 0.0)
+            cells = _hide(
+                cells, floor_at_a_covered_slots_edge(cells, self.profile.slots, hidden, touched)
+            )
             for i in skin_toned_red(lab, classes, self.layout.cell_labels):
                 cells[i] = "?"
             reach = within_reach(hand, self.layout.px_per_mm, LIT_SKIN_REACH_MM)
@@ -614,6 +623,23 @@ def _agreeing(cells: list[str], other: list[str]) -> list[str]:
     return [
         c if c == o or (c == "." and o == "?") else "?" for c, o in zip(cells, other, strict=True)
     ]
+
+
+def floor_at_a_covered_slots_edge(
+    cells: list[str],
+    slots: Iterable[tuple[int, ...]],
+    hidden: frozenset[int],
+    touched: frozenset[int],
+) -> frozenset[int]:
+    """Cells read empty that the arm's region ``touched``, in a slot of which it hides
+    ARM_HIDDEN_IN_SLOT_MIN cells or more (``hidden``): bare floor there proves nothing."""
+    return frozenset(
+        i
+        for slot in slots
+        if sum(j in hidden for j in slot) >= ARM_HIDDEN_IN_SLOT_MIN
+        for i in slot
+        if cells[i] == "." and i in touched
+    )
 
 
 def _hide(cells: list[str], hidden: frozenset[int]) -> list[str]:
