@@ -61,7 +61,9 @@ from companion.vision.workers import (
     _discs,
     _size_each_piece,
     _size_from,
+    _size_leaning,
     _size_with_settled_neighbours,
+    _stands_alone,
     _with_dark_cores_named,
     core_centre_mm,
     doubt_the_lights_colour,
@@ -211,6 +213,28 @@ def test_an_unsure_camera_height_lets_the_boundary_move_further() -> None:
     shifted = [-0.3, -0.2, -0.1, 0.0, 0.25, 0.45, 0.5]
     assert frame_boundary(shifted, rules) == rules.size_bias
     assert frame_boundary(shifted, rules, height_log_sd=0.3) == pytest.approx(0.125)
+
+
+def test_a_piece_alone_smaller_than_both_sizes_leans_vilicus() -> None:
+    # A blue piece far smaller than either size: beside nothing of its colour and no
+    # unread space, a shadow or dim ink took faces off it, and it leans vilicus for the
+    # silhouettes to confirm.  Beside a blue or an unread space, or crowded, the small
+    # area may be a neighbour's lean and says nothing; within the band of doubt the
+    # measures lean as before.
+    rules = WorkerRules()
+    small = WorkerObservation("?", 120.0, (0.0, 0.0), size_score=-2.9)
+    codes: list[str | None] = [None] * LINES
+    codes[19], codes[21] = "B", "Yv"
+    assert _stands_alone(codes, 19)
+    assert _size_leaning(small, "B", True, rules) == "Bv"
+    for beside in ("Bd", "?"):
+        crowded = list(codes)
+        crowded[20] = beside
+        assert not _stands_alone(crowded, 19)
+    assert _size_leaning(small, "B", False, rules) is None
+    assert _size_leaning(replace(small, crowded=True), "B", True, rules) is None
+    leaning = replace(small, size_score=rules.size_centre + 0.3)
+    assert _size_leaning(leaning, "B", False, rules) == "Bd"
 
 
 def test_no_boundary_makes_two_pieces_of_one_colour_dominus() -> None:

@@ -972,13 +972,13 @@ def _settle_unreadable(
         ranked = rank(
             classes, _colour_in_doubt(current, line), layout, pose, line, rules.silhouettes
         )
-        favoured = _size_leaning(settled[line], current[line], rules)
+        shown = current[line]  # the colour its core showed, if any
+        favoured = _size_leaning(settled[line], shown, _stands_alone(current, line), rules)
         answer = decide(ranked, layout.px_per_mm, rules.silhouettes, favoured)
         shares = cores.fractions.get(line)
         dark = shares is not None and shares[PixelClass.DARK] > rules.bare_dark_max
         if answer is False or (answer is None and dark):
             continue
-        shown = current[line]  # the colour its core showed, if any
         settled[line] = replace(settled[line], code=answer)
         current[line] = answer
         if answer is None and shown is not None and len(shown) == 1:
@@ -1041,15 +1041,30 @@ def _colour_in_doubt(codes: list[str | None], line: int) -> list[str | None]:
     return [*opened[:line], "?", *opened[line + 1 :]]
 
 
-def _size_leaning(obs: WorkerObservation, colour: str | None, rules: WorkerRules) -> str | None:
+def _stands_alone(codes: list[str | None], line: int) -> bool:
+    """Whether no space beside ``line`` is unread or holds a piece of its colour."""
+    mine = codes[line]
+    beside = [codes[j] for j in adjacent(line)]
+    return all(c != "?" and (c is None or mine is None or c[0] != mine[0]) for c in beside)
+
+
+def _size_leaning(
+    obs: WorkerObservation, colour: str | None, alone: bool, rules: WorkerRules
+) -> str | None:
     """The size the direct measures of an unsized piece lean to, if they clearly do.
 
-    Only within the band of doubt: beyond it the piece was left unsized because its area
-    fits neither size (a neighbour leaning over it), which says nothing of its size.
+    Within the band of doubt; beyond it the piece was left unsized because its area fits
+    neither size, which says nothing of its size where a neighbour may lean over it or
+    merge with it.  A piece standing ``alone`` (no neighbour of its colour or unread
+    beside it, neither crowded nor partly hidden) smaller than both sizes leans vilicus:
+    a shadow or a dim ink takes faces off a piece, and over the stored frames all 38
+    such pieces were vilici.
     """
     if colour is None or len(colour) != 1 or obs.size_score == 0.0:
         return None
     off = obs.size_score - rules.size_centre
+    if off < -rules.crowded_margin and alone and not obs.crowded:
+        return colour + "v"
     if not rules.size_lean_min <= abs(off) <= rules.crowded_margin:
         return None
     return colour + ("d" if off > 0 else "v")
