@@ -485,9 +485,7 @@ class BoardReader:
         rings = self._ring_pixels.fractions(classes, hand)
         cells = read_cells(fractions, self.cell_rules, self.profile.bonus_kind, rings)
         colour = CellColour.measure(lab, view, sorted_.balanced, self._windows)
-        hidden = (
-            frozenset() if hand is None else _cells_covered(hand, self._cell_pixels, ARM_COVER_MAX)
-        )
+        hidden, touched = _arm_cells(hand, self._cell_pixels)
         seen = _hide(cells, hidden)
         gains = sorted_.light.gains(self._cell_centres_px, self.colours)
         floor = fit_floor(
@@ -547,7 +545,6 @@ class BoardReader:
         near: frozenset[int] = frozenset()  # cells within reach of an arm's lit skin
         if hand is not None:
             cells = _hide(cells, hidden)
-            touched = _cells_covered(hand, self._cell_pixels, 0.0)
             cells = _hide(
                 cells, floor_at_a_covered_slots_edge(cells, self.profile.slots, hidden, touched)
             )
@@ -613,7 +610,14 @@ def _cells_covered(
 ) -> frozenset[int]:
     """The cells whose window a region (an arm) covers by more than ``share_max`` (0: any
     cell it touches)."""
-    covered = cells.covered(region)
+    return _covered_beyond(cells.covered(region), cells, share_max)
+
+
+def _covered_beyond(
+    covered: NDArray[np.int64], cells: LabelledPixels, share_max: float
+) -> frozenset[int]:
+    """The cells of which more than ``share_max`` of the window is ``covered`` (pixel
+    counts per cell)."""
     return frozenset(np.flatnonzero(covered > share_max * np.maximum(cells.sizes, 1)).tolist())
 
 
@@ -623,6 +627,17 @@ def _agreeing(cells: list[str], other: list[str]) -> list[str]:
     return [
         c if c == o or (c == "." and o == "?") else "?" for c, o in zip(cells, other, strict=True)
     ]
+
+
+def _arm_cells(
+    hand: NDArray[np.bool_] | None, cells: LabelledPixels
+) -> tuple[frozenset[int], frozenset[int]]:
+    """The cells the arm's region hides (covers over ARM_COVER_MAX of their window) and
+    those it touches at all, from one count of its pixels in each; none without an arm."""
+    if hand is None:
+        return frozenset(), frozenset()
+    covered = cells.covered(hand)
+    return _covered_beyond(covered, cells, ARM_COVER_MAX), _covered_beyond(covered, cells, 0.0)
 
 
 def floor_at_a_covered_slots_edge(

@@ -99,9 +99,15 @@ class _Edge:
     def length(self) -> float:
         return float(np.linalg.norm(self.end - self.start))
 
-    def at(self, along_mm: float) -> FloatArray:
-        """The point ``along_mm`` from ``start``."""
-        return np.asarray(self.start + (self.end - self.start) * (along_mm / self.length))
+    def at(self, along_mm: FloatArray) -> FloatArray:
+        """The points ``along_mm`` from ``start`` (one per distance)."""
+        along = np.asarray(along_mm, np.float64)[:, None]
+        return np.asarray(self.start + (self.end - self.start) * (along / self.length))
+
+    def positions(self) -> FloatArray:
+        """Where along the edge (mm from ``start``) steps are looked for: every
+        TRACK_STEP_MM between the quiet zones of the markers at its ends."""
+        return np.arange(TRACK_START_MM, self.length - TRACK_END_MM, TRACK_STEP_MM)
 
 
 def _edges(sheet_mm: tuple[float, float]) -> list[_Edge]:
@@ -192,7 +198,7 @@ class SheetEdgePlacer:
         sure) and one further on that passes nearest the most steps, turning from the
         fit's own edge by TRACK_ANGLE_MAX_DEG at most: a shadow's or an arm's edge may be
         as strong, but not along the whole edge."""
-        along = np.arange(TRACK_START_MM, edge.length - TRACK_END_MM, TRACK_STEP_MM)
+        along = edge.positions()
         from_marker = along - TRACK_START_MM
         if end == 1:
             along = edge.length - along
@@ -214,8 +220,7 @@ class SheetEdgePlacer:
     def _search(self, image: NDArray[np.float32], fitted: FloatArray, edge: _Edge) -> FloatArray:
         """Image points of the sheet's edge along its length, within REFIT_SEARCH_MM of
         where ``fitted`` puts it."""
-        along = np.arange(TRACK_START_MM, edge.length - TRACK_END_MM, TRACK_STEP_MM)
-        guesses, inwards = _across(fitted, edge, along)
+        guesses, inwards = _across(fitted, edge, edge.positions())
         points: list[FloatArray] = []
         for guess, inward in zip(guesses, inwards, strict=True):
             points.extend(_steps(image, guess, inward, REFIT_SEARCH_MM, 1))
@@ -251,8 +256,7 @@ class SheetEdgePlacer:
         on_lines = []
         for side, (line, _) in lines.items():
             edge = self._edges[side]
-            points = np.array([edge.at(t) for t in np.linspace(0.0, edge.length, 9).tolist()])
-            on_lines.append((points, line))
+            on_lines.append((edge.at(np.linspace(0.0, edge.length, 9)), line))
         return _points_and_lines_homography(src, dst, on_lines)
 
     def _agrees(
@@ -284,7 +288,7 @@ def _across(
 ) -> tuple[FloatArray, FloatArray]:
     """Where ``homography`` puts the edge's points ``along_mm`` from its start (image
     points), and the image step of one millimetre inward from each (pixels per mm)."""
-    points = edge.start + (edge.end - edge.start) * (along_mm[:, None] / edge.length)
+    points = edge.at(along_mm)
     guesses = _to_image(homography, points)
     return guesses, _to_image(homography, points + edge.inward) - guesses
 
