@@ -209,6 +209,8 @@ def _yellow_clipped(
     below the other channels: below both balanced red and green where green clipped too
     (``green``: 1 there; see YELLOW_CLIPPED_BLUE_MARGIN), below green by more where it
     did not (YELLOW_RED_CLIPPED_BLUE_MARGIN); else 0."""
+    if cv2.countNonZero(red) == 0:  # nothing clipped red: no glare in view
+        return np.zeros(red.shape, dtype=np.uint8)
     b, g, r = cv2.split(np.ascontiguousarray(balanced))
     # 8-bit differences, saturating at 0: only how far above blue the others lie counts.
     both = (green > 0) & (cv2.subtract(cv2.min(g, r), b) >= YELLOW_CLIPPED_BLUE_MARGIN)

@@ -200,24 +200,19 @@ class BoardReader:
             return None, region
         return region, None
 
-    def _recentre_chroma(self, balanced: NDArray[np.uint8]) -> NDArray[np.uint8] | None:
-        """The lookup table that moves the whole frame's chroma so the bare sheet sits at
-        its reference, or ``None`` when it already does; measured on the sheet's samples of
-        the ``balanced`` view alone.
+    def _ring_of(self, view: NDArray[np.uint8]) -> NDArray[np.uint8]:
+        """The sheet's samples around the grid in ``view`` (samples x 1 x channels)."""
+        return np.take(view.reshape(-1, 3), self._ring_samples, axis=0)[:, None, :]
+
+    def _chroma_shift(self, ring_lab: NDArray[np.uint8]) -> NDArray[np.uint8] | None:
+        """The lookup table that moves a balanced view's chroma so the bare sheet sits at
+        its reference, or ``None`` when it already does; ``ring_lab`` is the Lab of the
+        sheet's samples in that view.
 
         White balance by channel gains cannot undo a channel clipped on the bright sheet
         (warm light on a camera with locked white balance); a shift in Lab can.
         """
-        return self._chroma_shift(self._ring_of(balanced))
-
-    def _ring_of(self, view: NDArray[np.uint8]) -> NDArray[np.uint8]:
-        """The sheet's samples around the grid in ``view`` (samples x 1 x BGR)."""
-        return np.take(view.reshape(-1, 3), self._ring_samples, axis=0)[:, None, :]
-
-    def _chroma_shift(self, ring: NDArray[np.uint8]) -> NDArray[np.uint8] | None:
-        """:meth:`_recentre_chroma`'s table from the sheet's balanced samples alone."""
-        ring_lab = np.asarray(cv2.cvtColor(ring, cv2.COLOR_BGR2Lab), dtype=np.uint8)[:, 0]
-        da, db = _sheet_ab_offset(ring_lab, self._sheet_ab)
+        da, db = _sheet_ab_offset(ring_lab[:, 0], self._sheet_ab)
         if max(abs(da), abs(db)) < RECENTRE_MIN:
             return None
         # One lookup table per channel: the same clipped shift, without a 16-bit copy.
@@ -233,19 +228,20 @@ class BoardReader:
     ) -> tuple[NDArray[np.uint8], NDArray[np.uint8], NDArray[np.bool_], NDArray[np.bool_]]:
         """A ``balanced`` view (or part of one, ``view`` being the same part unbalanced) in
         Lab re-centred by ``shift``, and its classes, lit skin and any skin."""
-        lab = np.asarray(cv2.cvtColor(balanced, cv2.COLOR_BGR2Lab), dtype=np.uint8)
+        return self._sorted_lab(_lab(balanced), view, shift)
+
+    def _sorted_lab(
+        self,
+        lab: NDArray[np.uint8],
+        view: NDArray[np.uint8],
+        shift: NDArray[np.uint8] | None,
+    ) -> tuple[NDArray[np.uint8], NDArray[np.uint8], NDArray[np.bool_], NDArray[np.bool_]]:
+        """:meth:`_sorted` from the balanced view's Lab, converted already."""
         if shift is not None:
             lab = np.asarray(cv2.LUT(lab, shift), dtype=np.uint8)
         classes, skin, skin_any = classify(lab, self._table)
         drop_cool_where_red_clipped(classes, view)
         return lab, classes, skin, skin_any
-
-    def _balanced(
-        self, view: NDArray[np.uint8], light: SheetLight
-    ) -> tuple[NDArray[np.uint8], NDArray[np.uint8] | None]:
-        """``view`` balanced under ``light``, and the shift that re-centres its chroma."""
-        balanced = light.balance(view, self.colours)
-        return balanced, self._recentre_chroma(balanced)
 
     def _classified(
         self,
@@ -253,10 +249,18 @@ class BoardReader:
         light: SheetLight,
         balance: tuple[NDArray[np.uint8], NDArray[np.uint8] | None] | None = None,
     ) -> _Classified:
-        """``view`` balanced under ``light`` (or as ``balance`` already has it, see
-        :meth:`_balanced`), in Lab re-centred on the sheet, classified."""
-        balanced, shift = balance if balance is not None else self._balanced(view, light)
-        lab, classes, skin, skin_any = self._sorted(balanced, view, shift)
+        """``view`` balanced under ``light`` (or as ``balance`` already has it: the balanced
+        view and its chroma shift), in Lab re-centred on the sheet, classified."""
+        if balance is None:
+            # The shift is measured on the sheet's samples of the balanced view's own Lab:
+            # one conversion serves both.
+            balanced = light.balance(view, self.colours)
+            unshifted = _lab(balanced)
+            shift = self._chroma_shift(self._ring_of(unshifted))
+        else:
+            balanced, shift = balance
+            unshifted = _lab(balanced)
+        lab, classes, skin, skin_any = self._sorted_lab(unshifted, view, shift)
         return _Classified(light, balanced, lab, shift, classes, skin, skin_any)
 
     def _reduced_classes(
@@ -277,7 +281,8 @@ class BoardReader:
         whole = lifts_whole_frame(view, sheet, self.colours)
         part = np.ascontiguousarray(view[::REDUCE, ::REDUCE])
         balanced = white_balance(part, sheet, self.colours, whole)
-        shift = self._chroma_shift(white_balance(self._ring_of(view), sheet, self.colours, whole))
+        ring = white_balance(self._ring_of(view), sheet, self.colours, whole)
+        shift = self._chroma_shift(_lab(ring))
         return _BalancedPart(part, balanced, shift, whole)
 
     def _unread_out_of_shadow(
@@ -597,6 +602,11 @@ class BoardReader:
                 "total": (t3 - t0) * 1000,
             },
         )
+
+
+def _lab(bgr: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """An 8-bit BGR image in 8-bit Lab."""
+    return np.asarray(cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab), dtype=np.uint8)
 
 
 def _measured_or(
