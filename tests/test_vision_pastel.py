@@ -596,3 +596,7 @@ def test_a_yellow_clipped_tile_just_off_the_floor_is_read_where_its_edge_shows()
     assert read(_stepped_off_floor(1.5), edge=True) == ["?"] * 4
     # A step towards red is no yellow's.
     assert read(_stepped_off_floor(6.0, turn_deg=-90.0), edge=True) == ["?"] * 4
+    # Glare bends a washed yellow towards green: a step turned far that way is still one,
+    # but not one turned back against the floor's own hue.
+    assert read(_stepped_off_floor(6.0, turn_deg=100.0), edge=True) == ["Y"] * 4
+    assert read(_stepped_off_floor(6.0, turn_deg=150.0), edge=True) == ["?"] * 4

@@ -83,6 +83,11 @@ class PastelRules:
     # A yellow cell steps away from the floor along the floor's own hue: the direction of
     # the step may differ from the floor's hue by this much.
     yellow_step_half_width_deg: float = 45.0
+    # ... except a clipped yellow inside a tile's edge (``stepped_yellow``), whose step
+    # may turn this far towards green: glare bends a washed yellow that way (photoreal
+    # washed yellows left unread step up to 105 degrees from the floor's hue on that side,
+    # bare floor so clipped lies too near the floor for its step to have a direction).
+    yellow_step_green_side_deg: float = 120.0
     # Cells of one slot that must show a species before any is read from its mean.
     min_cells_seen: int = 2
     # ... or one, when it lies this far off the floor (a tile's own colour, where a
@@ -129,7 +134,8 @@ class PastelRules:
     bent_yellow_margin_deg: float = 15.0
     # Inside a slot whose outline shows a tile's edge, a cell clipped in red (and green)
     # over a low blue that steps this far (Lab a, b units) off the floor expected there,
-    # along the floor's hue (``yellow_step_half_width_deg``), is a washed yellow, every
+    # along the floor's hue or bent towards green (``yellow_step_half_width_deg`` and
+    # ``yellow_step_green_side_deg``), is a washed yellow, every
     # cell of the slot so: bare floor so clipped, beside a tile's edge or not, lies within
     # 1.6 of it on stored photoreal frames (4.2 once under a conditions lamp, with no
     # edge); the washed yellows of tiles left unread lie 4 to 20 off.
@@ -292,16 +298,19 @@ def floor_hued(colour: CellColour, expected: Expected, rules: PastelRules) -> ND
 
 def stepped_yellow(colour: CellColour, expected: Expected, rules: PastelRules) -> NDArray[np.bool_]:
     """Per cell, whether it is clipped in red (and green) over a low blue and steps off
-    the floor expected there along the floor's own hue, as far as the floor never lies:
-    where a tile's edge shows, a washed yellow.  Only a yellow ink or the floor clips so,
-    and glare over a tile keeps the yellow's surplus of chroma over the floor's."""
+    the floor expected there along the floor's own hue, or bent from it towards green, as
+    far as the floor never lies: where a tile's edge shows, a washed yellow.  Only a
+    yellow ink or the floor clips so; glare keeps the yellow's surplus of chroma over the
+    floor's, or bends its hue towards green, never towards red."""
     ea, eb = expected
     step = _chroma_from(colour, expected)
+    # Towards green is the direction of increasing hue from the floor's.
     turn = hue_difference(_angle(colour.a - ea, colour.b - eb) - _angle(ea, eb), 0.0)
     return np.asarray(
         yellow_clipped(colour)
         & (step >= rules.edge_yellow_offset_min)
-        & (np.abs(turn) <= rules.yellow_step_half_width_deg)
+        & (turn >= -rules.yellow_step_half_width_deg)
+        & (turn <= rules.yellow_step_green_side_deg)
     )
 
 
