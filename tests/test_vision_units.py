@@ -49,6 +49,7 @@ from companion.vision.occlusion import hand_mask, within_reach
 from companion.vision.reader import (
     SKIN_SATURATION_MAX,
     floor_at_a_covered_slots_edge,
+    no_second_dominus,
     skin_over_ink,
     skin_toned_red,
 )
@@ -1284,6 +1285,26 @@ def test_floor_beside_the_arm_proves_nothing_in_a_slot_the_arm_mostly_covers() -
     # A cell already read as a tile is left to the passes that judge inks under skin.
     cells[first[2]] = "R"
     assert floor_at_a_covered_slots_edge(cells, PROFILE.slots, hidden, touched) == frozenset()
+
+
+def test_a_dominus_read_with_its_shadow_lifted_never_makes_a_second_of_its_colour() -> None:
+    # A blue dominus read in the frame's own light on space 23 and another read on space
+    # 22 once its shadow was lifted: one is wrong, and sizes from two lights do not say
+    # which, so both are unread.  A red dominus read so alone, and a blue vilicus, stand.
+    def piece(code: str | None) -> WorkerObservation:
+        return WorkerObservation(code, 100.0, (0.0, 0.0))
+
+    workers = [piece(None)] * LINES
+    workers[22], workers[23], workers[5], workers[24] = (
+        piece("Bd"),
+        piece("Bd"),
+        piece("Rd"),
+        piece("Bv"),
+    )
+    codes = [obs.code for obs in no_second_dominus(workers, {22, 5})]
+    assert (codes[22], codes[23], codes[5], codes[24]) == ("?", "?", "Rd", "Bv")
+    # Two domini read in one light are left to the size passes, which compare them.
+    assert [obs.code for obs in no_second_dominus(workers, {24})] == [o.code for o in workers]
 
 
 def test_skin_toned_red_takes_each_cells_median_saturation() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 import cv2
@@ -330,12 +330,14 @@ class BoardReader:
             classes, lab, self.layout, pose, self.worker_rules, self._sheet_lab, hand, shadow
         )
         out = list(workers)
+        taken: set[int] = set()
         for line in centres:
             seen = again[line]
             resolved = all(again[j].code != "?" for j in adjacent(line))
             if seen.code is not None and resolved:
                 out[line] = seen
-        return out
+                taken.add(line)
+        return no_second_dominus(out, taken)
 
     def _read_washed_tiles(
         self,
@@ -602,6 +604,19 @@ class BoardReader:
                 "total": (t3 - t0) * 1000,
             },
         )
+
+
+def no_second_dominus(workers: list[WorkerObservation], relit: set[int]) -> list[WorkerObservation]:
+    """``workers``, where a dominus read on a ``relit`` space (its shadow lifted) meets
+    another of its colour: each colour has one, and sizes read under two lights do not say
+    which is the larger, so every dominus of that colour is unread."""
+    out = list(workers)
+    for colour in {obs.code[0] for obs in workers if obs.code and obs.code.endswith("d")}:
+        domini = [line for line, obs in enumerate(workers) if obs.code == colour + "d"]
+        if len(domini) > 1 and relit.intersection(domini):
+            for line in domini:
+                out[line] = replace(out[line], code="?")
+    return out
 
 
 def _lab(bgr: NDArray[np.uint8]) -> NDArray[np.uint8]:
