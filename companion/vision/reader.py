@@ -222,21 +222,12 @@ class BoardReader:
 
     def _sorted(
         self,
-        balanced: NDArray[np.uint8],
-        view: NDArray[np.uint8],
-        shift: NDArray[np.uint8] | None,
-    ) -> tuple[NDArray[np.uint8], NDArray[np.uint8], NDArray[np.bool_], NDArray[np.bool_]]:
-        """A ``balanced`` view (or part of one, ``view`` being the same part unbalanced) in
-        Lab re-centred by ``shift``, and its classes, lit skin and any skin."""
-        return self._sorted_lab(_lab(balanced), view, shift)
-
-    def _sorted_lab(
-        self,
         lab: NDArray[np.uint8],
         view: NDArray[np.uint8],
         shift: NDArray[np.uint8] | None,
     ) -> tuple[NDArray[np.uint8], NDArray[np.uint8], NDArray[np.bool_], NDArray[np.bool_]]:
-        """:meth:`_sorted` from the balanced view's Lab, converted already."""
+        """A balanced view's Lab (or part of one, ``view`` being the same part unbalanced)
+        re-centred by ``shift``, and its classes, lit skin and any skin."""
         if shift is not None:
             lab = np.asarray(cv2.LUT(lab, shift), dtype=np.uint8)
         classes, skin, skin_any = classify(lab, self._table)
@@ -260,7 +251,7 @@ class BoardReader:
         else:
             balanced, shift = balance
             unshifted = _lab(balanced)
-        lab, classes, skin, skin_any = self._sorted_lab(unshifted, view, shift)
+        lab, classes, skin, skin_any = self._sorted(unshifted, view, shift)
         return _Classified(light, balanced, lab, shift, classes, skin, skin_any)
 
     def _reduced_classes(
@@ -269,7 +260,7 @@ class BoardReader:
         """Classes, lit skin and any skin of ``part``, as :meth:`_classified` gives them
         there under the same balance, for an arm search alone: a quarter of the view
         converted and classified."""
-        _, classes, skin, skin_any = self._sorted(part.balanced, part.view, part.shift)
+        _, classes, skin, skin_any = self._sorted(_lab(part.balanced), part.view, part.shift)
         return classes, skin, skin_any
 
     def _single_balance_of_part(
