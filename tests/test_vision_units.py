@@ -49,7 +49,6 @@ from companion.vision.occlusion import hand_mask, within_reach
 from companion.vision.reader import (
     SKIN_SATURATION_MAX,
     floor_at_a_covered_slots_edge,
-    no_second_dominus,
     skin_over_ink,
     skin_toned_red,
 )
@@ -70,6 +69,7 @@ from companion.vision.workers import (
     doubt_the_lights_colour,
     expected_area,
     frame_boundary,
+    no_second_dominus,
     one_dominus_per_colour,
     read_workers,
     size_evidence,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import cv2
@@ -78,6 +78,7 @@ from companion.vision.workers import (
     WorkerRules,
     adjacent,
     core_centre_mm,
+    no_second_dominus,
     read_workers,
 )
 
@@ -595,19 +596,6 @@ class BoardReader:
                 "total": (t3 - t0) * 1000,
             },
         )
-
-
-def no_second_dominus(workers: list[WorkerObservation], relit: set[int]) -> list[WorkerObservation]:
-    """``workers``, where a dominus read on a ``relit`` space (its shadow lifted) meets
-    another of its colour: each colour has one, and sizes read under two lights do not say
-    which is the larger, so every dominus of that colour is unread."""
-    out = list(workers)
-    for colour in {obs.code[0] for obs in workers if obs.code and obs.code.endswith("d")}:
-        domini = [line for line, obs in enumerate(workers) if obs.code == colour + "d"]
-        if len(domini) > 1 and relit.intersection(domini):
-            for line in domini:
-                out[line] = replace(out[line], code="?")
-    return out
 
 
 def _lab(bgr: NDArray[np.uint8]) -> NDArray[np.uint8]:

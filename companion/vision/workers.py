@@ -604,6 +604,20 @@ def one_dominus_per_colour(
     return checked
 
 
+def no_second_dominus(workers: list[WorkerObservation], relit: set[int]) -> list[WorkerObservation]:
+    """``workers``, where a dominus read on a ``relit`` space (its shadow lifted) meets
+    another of its colour: each colour has one (see :func:`one_dominus_per_colour`), and
+    sizes read under two lights do not say which is the larger, so every dominus of that
+    colour is unread."""
+    out = list(workers)
+    for colour in "BGYR":
+        domini = [line for line, obs in enumerate(workers) if obs.code == colour + "d"]
+        if len(domini) > 1 and relit.intersection(domini):
+            for line in domini:
+                out[line] = replace(out[line], code="?")
+    return out
+
+
 def _with_dark_cores_named(
     codes: list[str | None],
     cores: CoreReadings,
