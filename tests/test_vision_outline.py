@@ -92,6 +92,17 @@ def test_a_washed_tiles_outline_is_an_edge_and_bare_floors_dashes_are_not() -> N
     assert OUTLINES.strongest_edge(frame, HOMOGRAPHY, FAR) < rules.edge_min
 
 
+def test_a_tiles_own_edge_shows_along_the_walls_and_a_neighbours_does_not() -> None:
+    frame = _frame([LEFT])
+    rules = OUTLINES.rules
+    assert OUTLINES.own_edge(frame, HOMOGRAPHY, LEFT) >= rules.own_edge_min
+    # Beside it, the tile's edge lies on the side the two slots share: an edge, but not
+    # the bare slot's own.
+    assert OUTLINES.strongest_edge(frame, HOMOGRAPHY, RIGHT) >= rules.edge_min
+    assert OUTLINES.own_edge(frame, HOMOGRAPHY, RIGHT) < rules.own_edge_min
+    assert OUTLINES.own_edge(frame, HOMOGRAPHY, FAR) < rules.own_edge_min
+
+
 def test_a_slot_with_a_quiet_outline_is_proven_empty_and_a_washed_tile_stays_unread() -> None:
     cells = _prove(_frame([LEFT]))
     assert [cells[i] for i in LEFT] == ["?"] * 4

@@ -175,6 +175,34 @@ def test_one_tile_coloured_cell_and_floor_hued_ones_need_the_tiles_edge() -> Non
         assert [out[i] for i in SLOT] == expected, first
 
 
+def test_a_tile_washed_to_the_floors_colour_is_yellow_inside_its_own_edge() -> None:
+    # Glare left all four cells the floor's very colour: bare floor, or a yellow tile
+    # (the one ink glare washes to the floor's hue).  An edge on a side the slot shares
+    # with another may be that slot's tile; along the vat's walls it is this slot's own.
+    colour = _board({i: (240.0, MODEL.floor_ab[0], MODEL.floor_ab[1]) for i in SLOT})
+
+    def read(edge: bool = False, own_edge: bool = False) -> list[str]:
+        out = fill_pastel_slots(
+            ["?"] * 256,
+            colour,
+            FLOOR,
+            MODEL,
+            PROFILE,
+            RULES,
+            shows_edge=lambda slot: edge,
+            shows_own_edge=lambda slot: own_edge and slot == SLOT,
+        )
+        assert all(out[i] == "?" for i in range(256) if i not in SLOT)
+        return [out[i] for i in SLOT]
+
+    assert read() == ["?"] * 4
+    assert read(edge=True) == ["?"] * 4
+    assert read(own_edge=True) == ["Y"] * 4
+    # Cells at another ink's hue are no washed yellow's, inside its own edge or not.
+    colour = _board({i: _washed("G", 0.12) for i in SLOT})
+    assert "Y" not in read(own_edge=True)
+
+
 def test_a_cell_read_from_its_pixels_counts_however_faint_its_mean() -> None:
     # The red cell's own pixels named it; its mean, paled by the yellow glare around it,
     # lies short of the offset a cell seen from its mean alone must reach.  With the

@@ -344,12 +344,16 @@ def fill_pastel_slots(
     shows_edge: Callable[[tuple[int, ...]], bool] = lambda slot: False,
     beside_arm: frozenset[int] = frozenset(),
     first_clipped: Callable[[int], str | None] = lambda cell: None,
+    shows_own_edge: Callable[[tuple[int, ...]], bool] = lambda slot: False,
 ) -> list[str]:
     """Unread cells of slots that hold a tile, read from their mean colour where glare
     left too few pixels of it in any class.  ``shows_edge`` tells whether a slot's
     outline shows a tile's edge (:class:`~companion.vision.outline.SlotOutlines`);
     ``first_clipped`` names the species whose brightest channel a cell's glare clipped
-    first (:mod:`~companion.vision.first_clipped`), asked only inside a known tile.
+    first (:mod:`~companion.vision.first_clipped`), asked only inside a known tile;
+    ``shows_own_edge`` tells whether a slot's outline shows a tile's edge along its vat's
+    walls, where no tile beside it can have put one
+    (:meth:`~companion.vision.outline.SlotOutlines.own_edge`).
 
     Skin has a pale red's hue: a slot with a cell ``beside_arm`` (within reach of an
     arm's lit skin) is left as it is."""
@@ -412,6 +416,12 @@ def fill_pastel_slots(
         """Every cell clipped as a yellow and off the floor, inside a tile's edge."""
         return all(stepped[i] for i in slot) and shows_edge(slot)
 
+    def yellow_inside_its_own_edge(slot: tuple[int, ...]) -> bool:
+        """Every cell at the floor's hue under glare, inside an edge along the walls that
+        no tile beside it can have cast: a yellow tile glare washed to the floor's very
+        colour (bare floor shows no edge there)."""
+        return all(yellow[i] for i in slot) and shows_own_edge(slot)
+
     for slot in slots:  # slots share no cell: each is judged on the cells as read
         chars = [out[i] for i in slot]
         # Evidence of a tile needs glare on the cell: a tint in the shade may be a shadow's.
@@ -421,6 +431,7 @@ def fill_pastel_slots(
             len(known) < rules.min_cells_seen
             and not one_cell_and_the_rest_yellow(slot, known, guesses)
             and not yellow_up_to_an_edge(slot)
+            and not yellow_inside_its_own_edge(slot)
         ):
             continue
         # Only now a tile is known: a faint tint or the floor's own hue is no evidence of

@@ -341,6 +341,7 @@ class BoardReader:
         gains: NDArray[np.float64],
         shows_edge: Callable[[tuple[int, ...]], bool],
         near: frozenset[int],
+        shows_own_edge: Callable[[tuple[int, ...]], bool],
     ) -> list[str]:
         """Tiles glare washed too pale for their pixels' classes, read by their mean
         colours, the channel glare clipped first and the frame's own tiles
@@ -363,6 +364,7 @@ class BoardReader:
                 shows_edge,
                 near,
                 first_clipped,
+                shows_own_edge,
             )
 
         def exemplars(chars: list[str]) -> list[str]:
@@ -541,6 +543,10 @@ class BoardReader:
             edge = self.outlines.strongest_edge(frame_bgr, loc.homography, slot)
             return edge >= edge_min
 
+        def shows_own_edge(slot: tuple[int, ...]) -> bool:
+            edge = self.outlines.own_edge(frame_bgr, loc.homography, slot)
+            return edge >= self.outlines.rules.own_edge_min
+
         near: frozenset[int] = frozenset()  # cells within reach of an arm's lit skin
         if hand is not None:
             cells = _hide(cells, hidden)
@@ -558,7 +564,7 @@ class BoardReader:
                 cells, colour, near, lambda asked: self.walls.shown(view, asked), self.profile.slots
             )
         cells = self._read_washed_tiles(
-            cells, colour, floor, view, sorted_.balanced, gains, shows_edge, near
+            cells, colour, floor, view, sorted_.balanced, gains, shows_edge, near, shows_own_edge
         )
         if fitted is not None:
             # The arm was found under the single balance, but the second lamp may be real
