@@ -8,6 +8,7 @@ import pytest
 from numpy.typing import NDArray
 
 from companion.boards import GRID, load_profile
+from companion.vision.conditions import Conditions, distort_points
 from companion.vision.localize import BoardLocator
 from companion.vision.reader import BoardReader
 from companion.vision.render import Photo, Shot, random_state, render, shot_for
@@ -135,3 +136,45 @@ def test_a_reader_finds_the_board_with_two_opposite_markers_covered(photos: list
         assert reading.markers == (0, 2)
         assert confident_wrong_cells(reading.state, photo.state) == []
         assert reading.state.cells.count("?") <= 8
+
+
+def test_three_markers_and_the_edges_place_the_fourth_corner_under_a_barrel_lens() -> None:
+    # The lens bends the markers' squares; a fit through three of them extrapolates its
+    # error to the missing corner, which the sheet's edges tie down.
+    k1 = -0.08
+    seed = 3
+    photo = render(
+        PROFILE,
+        random_state(PROFILE, np.random.default_rng(seed)),
+        Shot(seed, conditions=Conditions(barrel_k1=k1)),
+    )
+    height, width = photo.image.shape[:2]
+    straight = cv2.perspectiveTransform(CELL_CENTRES_MM.reshape(-1, 1, 2), photo.homography)
+    seen = distort_points(straight.reshape(-1, 2), k1, photo.meta["focal_px"], (width, height))
+    pitch_mm = GEOMETRY.cell_centre_mm(0, 1)[0] - GEOMETRY.cell_centre_mm(0, 0)[0]
+    px_per_mm = float(np.linalg.norm(seen[1] - seen[0])) / pitch_mm
+
+    def worst_mm(homography: NDArray[np.float64]) -> float:
+        placed = cv2.perspectiveTransform(CELL_CENTRES_MM.reshape(-1, 1, 2), homography)
+        return float(np.max(np.linalg.norm(placed.reshape(-1, 2) - seen, axis=1))) / px_per_mm
+
+    markers_alone = []
+    for hidden in PROFILE.markers.centres_mm:
+        image = cover_marker(photo.image, photo.homography, PROFILE, hidden)
+        locator = BoardLocator(PROFILE)
+        found = locator.detect(_gray(image))
+        assert sorted(found) == sorted(set(PROFILE.markers.centres_mm) - {hidden})
+        three = locator._fit(found)
+        assert three is not None
+        markers_alone.append(worst_mm(three))
+        located = locator.locate(_gray(image), image)
+        tied = locator.tied_by_edges(image, located)
+        assert tied is not None and worst_mm(tied.homography) < 2.0
+        # The reader, finding no arm over the board, reads it as the edges place it.
+        reader = BoardReader(PROFILE)
+        assert not reader.read(image).occluded
+        assert worst_mm(reader._locator._last.homography) < 2.0  # type: ignore[union-attr]
+    assert max(markers_alone) > 4.0
+    # With every marker seen there is nothing to tie down.
+    every = BoardLocator(PROFILE)
+    assert every.tied_by_edges(photo.image, every.locate(_gray(photo.image), photo.image)) is None

@@ -51,7 +51,13 @@ from companion.vision.floor import (
 )
 from companion.vision.gaps import GapRules, SlotGaps
 from companion.vision.illumination import SheetLight, grouped_medians, sheet_colour, sheet_strips
-from companion.vision.localize import BoardLocator, BoardNotFound, CameraPose, estimate_pose
+from companion.vision.localize import (
+    BoardLocator,
+    BoardNotFound,
+    CameraPose,
+    Localization,
+    estimate_pose,
+)
 from companion.vision.occlusion import (
     LIT_SKIN_REACH_MM,
     REDUCE,
@@ -402,8 +408,23 @@ class BoardReader:
             loc = self._locator.locate(gray, frame_bgr)
         except BoardNotFound as exc:
             return Reading(None, error=str(exc), timings_ms={"total": _ms(t0)})
+        reading = self._read_located(frame_bgr, loc, t0)
+        if reading.occluded:
+            return reading
+        # A marker unseen with no arm over the board (in shadow, glare or blur): the
+        # sheet's edges place its corner better than the other three markers do (with an
+        # arm, its straight side may pass for an edge).  Read again so placed; an arm
+        # found then, and not before, came of the move, not of the board.
+        tied = self._locator.tied_by_edges(frame_bgr, loc)
+        if tied is None:
+            return reading
+        again = self._read_located(frame_bgr, tied, t0)
+        return reading if again.occluded else again
+
+    def _read_located(self, frame_bgr: NDArray[np.uint8], loc: Localization, t0: float) -> Reading:
+        """The reading of a frame whose board ``loc`` placed (located since ``t0``)."""
         t1 = time.perf_counter()
-        height, width = gray.shape
+        height, width = frame_bgr.shape[:2]
         pose = estimate_pose(loc.homography, (width, height), min(self.profile.geometry.sheet_mm))
         view = self.layout.warp(frame_bgr, loc.homography)
         strips = sheet_strips(view, self.layout)
