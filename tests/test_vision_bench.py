@@ -11,8 +11,10 @@ import pytest
 
 from companion.boards import load_profile
 from companion.cli import main
+from companion.vision.bench import _generated
+from companion.vision.conditions import SENSOR_MODES_PX
 from companion.vision.naive_reader import NaiveReader
-from companion.vision.render import Shot, random_state, render
+from companion.vision.render import Shot, random_state, render, shot_for
 
 PROFILE = load_profile("troia")
 
@@ -91,3 +93,23 @@ def test_each_reader_is_timed_as_often_as_asked(
     assert reads == {"ours": 6, "naive": 6}
     assert "frames                         2 from" in capsys.readouterr().out
     assert main(["bench", "vision", "--frames", str(folder), "--repeat", "0"]) == 2
+
+
+def test_a_sensor_mode_sets_every_generated_frame_and_keeps_each_table() -> None:
+    seed = 60_001
+    shot = shot_for(seed, False, True)
+    mode = next(m for m in SENSOR_MODES_PX if m != (shot.width, shot.height))
+    drawn = next(_generated(PROFILE, 1, seed, 0, True))
+    forced = next(_generated(PROFILE, 1, seed, 0, True, mode))
+    assert forced.image.shape[:2] == (mode[1], mode[0]) != drawn.image.shape[:2]
+    assert forced.truth == drawn.truth  # the same board, in another mode
+
+
+def test_a_sensor_mode_is_one_of_the_pi_cameras_and_needs_generated_conditions(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["bench", "vision", "--conditions", "--sensor-mode", "1280x721"])
+    assert "not one of 1280x720" in capsys.readouterr().err
+    assert main(["bench", "vision", "--frames", "2", "--sensor-mode", "1280x720"]) == 2
+    assert "--sensor-mode: only sets the mode" in capsys.readouterr().err

@@ -14,7 +14,7 @@ import statistics
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ from companion.boards import GRID, BoardProfile, load_profile
 from companion.errors import InputError
 from companion.games.garum.state import BoardState
 from companion.progress import Progress
+from companion.vision.conditions import SENSOR_MODES_PX
 from companion.vision.naive_reader import NaiveReader
 from companion.vision.reader import BoardReader, Reading
 from companion.vision.render import random_state, render, shot_for
@@ -66,6 +67,14 @@ def add_arguments(parser: Any) -> None:
         "hard shadows, tablecloths, barrel distortion, exposure off by half a stop",
     )
     parser.add_argument(
+        "--sensor-mode",
+        type=_sensor_mode,
+        metavar="WxH",
+        help="with --conditions, every frame in this one sensor mode (one of "
+        + ", ".join(f"{w}x{h}" for w, h in SENSOR_MODES_PX)
+        + "), the rest of each table as drawn: what the mode costs, scene for scene",
+    )
+    parser.add_argument(
         "--list", action="store_true", help="print one line per frame that is not read exactly"
     )
     parser.add_argument(
@@ -76,6 +85,14 @@ def add_arguments(parser: Any) -> None:
         help="time each reader N times per frame and keep the fastest, so that other work "
         "on the machine weighs less on the speed figures (3)",
     )
+
+
+def _sensor_mode(text: str) -> tuple[int, int]:
+    """``WxH`` as one of the Pi cameras' sensor modes the conditions draw from."""
+    modes = {f"{w}x{h}": (w, h) for w, h in SENSOR_MODES_PX}
+    if text not in modes:
+        raise argparse.ArgumentTypeError(f"{text!r} is not one of {', '.join(modes)}")
+    return modes[text]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -124,14 +141,22 @@ def _source(
     args: argparse.Namespace, profile: BoardProfile
 ) -> tuple[Iterator[ScoredFrame], int, str]:
     text = str(args.frames)
+    if args.sensor_mode is not None and not (text.isdigit() and args.conditions):
+        raise InputError(
+            "only sets the mode of frames generated with --conditions", source="--sensor-mode"
+        )
     if text.isdigit():
         if len(text) > len(str(MAX_GENERATED)) or not 1 <= int(text) <= MAX_GENERATED:
             raise InputError(f"generates 1 to {MAX_GENERATED} frames", source=f"--frames {text}")
         total = int(text)
         hands = sum(1 for k in range(total) if _hand(k, args.occluded_every))
         kind = "under real-table conditions" if args.conditions else "1280x960"
+        if args.sensor_mode is not None:
+            kind += ", all at {}x{}".format(*args.sensor_mode)
         described = f"{total} generated ({kind}; {hands} with a hand; seed {args.seed})"
-        frames = _generated(profile, total, args.seed, args.occluded_every, args.conditions)
+        frames = _generated(
+            profile, total, args.seed, args.occluded_every, args.conditions, args.sensor_mode
+        )
         return frames, total, described
     folder = Path(text)
     if not folder.is_dir():
@@ -148,13 +173,21 @@ def _hand(k: int, every: int) -> bool:
 
 
 def _generated(
-    profile: BoardProfile, count: int, seed: int, every: int, conditions: bool
+    profile: BoardProfile,
+    count: int,
+    seed: int,
+    every: int,
+    conditions: bool,
+    mode: tuple[int, int] | None = None,
 ) -> Iterator[ScoredFrame]:
     for k in range(count):
         rng = np.random.default_rng(seed + k + 7_919)
         truth = random_state(profile, rng)
         hand = _hand(k, every)
-        photo = render(profile, truth, shot_for(seed + k, hand, conditions))
+        shot = shot_for(seed + k, hand, conditions)
+        if mode is not None:
+            shot = replace(shot, width=mode[0], height=mode[1])
+        photo = render(profile, truth, shot)
         yield ScoredFrame(f"seed {seed + k}", photo.image, truth, hand)
 
 
