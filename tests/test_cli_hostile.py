@@ -175,6 +175,15 @@ def test_a_truncated_photo_is_unreadable_not_a_crash(tmp_path: Path) -> None:
     one_error_line(err, str(path), "not a readable image")
 
 
+@pytest.mark.parametrize("size", ['"big"', "[1280]", "[1280, 96]", "[1280.5, 960]", "[1, 2, 3]"])
+def test_a_camera_frame_size_that_is_no_size(tmp_path: Path, size: str) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text(f'[camera]\nkind = "picamera"\nsize = {size}\n')
+    status, _, err = run_cli("run", "--config", str(config))
+    assert status == 2
+    one_error_line(err, str(config), "field 'camera.size'", "expected a frame size")
+
+
 def test_camera_index_of_the_wrong_type(tmp_path: Path) -> None:
     config = tmp_path / "table.toml"
     config.write_text('[camera]\nkind = "opencv"\nindex = "zz"\n')

@@ -23,6 +23,7 @@ from companion.games.live_seam import live_of
 from companion.games.registry import DEFAULT_GAME, games
 from companion.table.config import load_config
 from companion.table.config_template import TemplateChoices, config_template
+from companion.vision.sources import DEFAULT_FRAME_SIZE
 from companion.web.config import WebConfig
 from companion.web.token_file import read_token, write_token
 
@@ -179,7 +180,12 @@ def test_the_template_loads_as_the_table_asked_for(
     if choices.buttons == "gpio":
         assert config.buttons.options == {"accept_pin": 17, "undo_pin": 27}
     if choices.camera == "opencv":
-        assert config.camera.options == {"board": "troia", "index": 0, "still_s": 0.5}
+        assert config.camera.options == {
+            "board": "troia",
+            "index": 0,
+            "size": list(DEFAULT_FRAME_SIZE),
+            "still_s": 0.5,
+        }
 
 
 def test_init_keeps_an_existing_file_and_token(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import companion.games.garum.live as garum_live
 from companion.app.table import Table
 from companion.boards import load_profile
 from companion.games.garum.camera import CameraReadings
@@ -19,10 +20,11 @@ from companion.games.garum.players import PlayersPlan, SimulatedPlayers
 from companion.games.garum.referee import SetupRequest
 from companion.games.garum.simcam import SimulatedPlayersCamera
 from companion.table.commands import NewGame
-from companion.table.config import demo_config
+from companion.table.config import Backend, TableConfig, demo_config
 from companion.table.fakes import RecordingLights
 from companion.table.log import EventKind, GameLog
 from companion.table.session import TableSession
+from companion.vision.sources import DEFAULT_FRAME_SIZE
 from companion.web.config import WebConfig
 
 CLEAN = PlayersPlan(pace_s=0.0, patience_s=None, mistakes_at=())
@@ -127,3 +129,29 @@ def test_a_hand_over_the_board_is_never_judged_as_a_move(tmp_path: Path) -> None
     with GameLog(demo.log_path) as log:
         outcomes = [e.payload["outcome"] for e in log.events() if e.kind is EventKind.VERDICT]
     assert outcomes == ["accept"] * 5
+
+
+@pytest.mark.parametrize("kind", ["opencv", "picamera"])
+def test_the_camera_is_asked_for_the_frame_size_the_table_names(
+    kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[tuple[int, int]] = []
+
+    class Sensor:
+        """Stands in for the camera device, which this machine has not: what it is asked."""
+
+        def __init__(self, *args: int) -> None:
+            asked.append((args[-2], args[-1]))
+
+        def frames(self) -> Iterator[object]:
+            return iter(())
+
+        def close(self) -> None:
+            return None
+
+    monkeypatch.setattr(garum_live, "OpenCVCamera", Sensor)
+    monkeypatch.setattr(garum_live, "PiCamera", Sensor)
+    for options in ({}, {"size": [2028, 1520]}):
+        config = TableConfig(str(tmp_path / "table.toml"), tmp_path, camera=Backend(kind, options))
+        garum_live.GarumLive().inputs(config, table=None)  # type: ignore[arg-type]
+    assert asked == [DEFAULT_FRAME_SIZE, (2028, 1520)]

@@ -76,10 +76,21 @@ def _is_text(value: Any) -> bool:
 
 
 MAX_OPTION_SECONDS = 3600
+# The frame sizes a camera may be asked for (pixels, each side): from a webcam's smallest
+# useful mode to past the Raspberry Pi cameras' full sensors (4608 x 2592 at most).
+MIN_FRAME_SIDE, MAX_FRAME_SIDE = 320, 8192
 # What each backend option must be, so a wrong type is named here and not met as a
 # crash once the table starts: (what is expected, test).
 OPTION_CHECKS: dict[str, tuple[str, Callable[[Any], bool]]] = {
     "index": ("a camera number 0-63", lambda v: _is_int(v) and 0 <= v <= 63),
+    "size": (
+        f"a frame size [width, height], {MIN_FRAME_SIDE} to {MAX_FRAME_SIDE} pixels each",
+        lambda v: (
+            isinstance(v, list)
+            and len(v) == 2
+            and all(_is_int(side) and MIN_FRAME_SIDE <= side <= MAX_FRAME_SIDE for side in v)
+        ),
+    ),
     "interval_s": (f"seconds, 0 to {MAX_OPTION_SECONDS}", _is_seconds),
     "still_s": (f"seconds, 0 to {MAX_OPTION_SECONDS}", _is_seconds),
     "seed": ("a whole number", lambda v: _is_int(v) and abs(v) < 2**63),

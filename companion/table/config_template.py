@@ -40,6 +40,13 @@ CAMERA_OPTIONS = (
     ),
     Option("index", 0, ("opencv",), "which camera the system lists: 0 is the first"),
     Option(
+        "size",
+        [1280, 960],
+        ("opencv", "picamera"),
+        "frame size asked of the camera, [width, height] in pixels; the camera gives its "
+        "nearest mode (of the Pi cameras' modes, 1280 x 720 reads the fewest boards exactly)",
+    ),
+    Option(
         "still_s",
         0.5,
         ("opencv", "picamera"),

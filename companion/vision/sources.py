@@ -27,6 +27,9 @@ from companion.vision.render import Camera, Shot, random_camera, render
 Frame = NDArray[np.uint8]
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
 VIDEO_SUFFIXES = (".mp4", ".avi", ".mkv", ".mov", ".mjpeg")
+# The frame size (width, height) a real camera is asked for unless told otherwise: a 4:3
+# mode every Pi camera and most webcams give.
+DEFAULT_FRAME_SIZE = (1280, 960)
 
 
 class SourceError(CompanionError):
@@ -108,7 +111,12 @@ def _video_frames(capture: Any, name: str) -> Iterator[Frame]:
 class OpenCVCamera:
     """A USB webcam through ``cv2.VideoCapture``."""
 
-    def __init__(self, index: int = 0, width: int = 1280, height: int = 960) -> None:
+    def __init__(
+        self,
+        index: int = 0,
+        width: int = DEFAULT_FRAME_SIZE[0],
+        height: int = DEFAULT_FRAME_SIZE[1],
+    ) -> None:
         self.capture = cv2.VideoCapture(index)
         if not self.capture.isOpened():
             raise SourceError(f"camera {index}: cannot open (is it plugged in?)")
@@ -131,7 +139,12 @@ class PiCamera:
     """The Raspberry Pi camera through picamera2; exposure and white balance are locked
     after a settling time so the colours of the board do not drift during a game."""
 
-    def __init__(self, width: int = 1280, height: int = 960, settle_s: float = 2.0) -> None:
+    def __init__(
+        self,
+        width: int = DEFAULT_FRAME_SIZE[0],
+        height: int = DEFAULT_FRAME_SIZE[1],
+        settle_s: float = 2.0,
+    ) -> None:
         try:
             from picamera2 import Picamera2
         except ImportError as exc:

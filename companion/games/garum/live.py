@@ -34,7 +34,7 @@ from companion.games.live_seam import (
 )
 from companion.games.simulated import DEFAULT_PACE_S, DEFAULT_PATIENCE_S
 from companion.input_files import read_text
-from companion.vision.sources import OpenCVCamera, PiCamera
+from companion.vision.sources import DEFAULT_FRAME_SIZE, OpenCVCamera, PiCamera
 
 # The seats simulated players take when the table's file names none.
 DEFAULT_SETUP: dict[str, Any] = {
@@ -101,10 +101,11 @@ class GarumLive:
             name = str(backend.options.get("board", "troia"))
             board = load_profile(name if name in BUILTIN else config.path(name))
             still_s = float(backend.options.get("still_s", 0.5))
+            width, height = backend.options.get("size", DEFAULT_FRAME_SIZE)
             source = (
-                OpenCVCamera(int(backend.options.get("index", 0)))
+                OpenCVCamera(int(backend.options.get("index", 0)), width, height)
                 if backend.kind == "opencv"
-                else PiCamera()
+                else PiCamera(width, height)
             )
             return LiveInputs(CameraReadings(source, board, still_s=still_s))
         return LiveInputs()
