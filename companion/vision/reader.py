@@ -422,7 +422,8 @@ class BoardReader:
         return reading if again.occluded else again
 
     def _read_located(self, frame_bgr: NDArray[np.uint8], loc: Localization, t0: float) -> Reading:
-        """The reading of a frame whose board ``loc`` placed (located since ``t0``)."""
+        """The reading of a frame whose board ``loc`` placed (located since ``t0``: for a
+        frame read again, its first reading counts in the time taken to locate it)."""
         t1 = time.perf_counter()
         height, width = frame_bgr.shape[:2]
         pose = estimate_pose(loc.homography, (width, height), min(self.profile.geometry.sheet_mm))
@@ -564,6 +565,7 @@ class BoardReader:
             edge = self.outlines.strongest_edge(frame_bgr, loc.homography, slot)
             return edge >= edge_min
 
+        @functools.cache  # both pastel passes may ask of a slot still unread
         def shows_own_edge(slot: tuple[int, ...]) -> bool:
             edge = self.outlines.own_edge(frame_bgr, loc.homography, slot)
             return edge >= self.outlines.rules.own_edge_min
