@@ -16,6 +16,7 @@ from companion.vision.illumination import (
     SheetLight,
     _wall_blocks,
     _wall_rects,
+    sheet_clipped,
     sheet_colour,
     sheet_strips,
 )
@@ -192,6 +193,22 @@ def test_the_sheets_colour_is_taken_from_the_lit_strips_when_two_lie_in_shadow()
     # One leaves the median among the lit strips as it is: the median of the four.
     one = np.stack([lit, lit * 0.95, lit * 0.9, shade])
     assert np.allclose(sheet_colour(one), np.median(one, axis=0))
+
+
+def test_the_share_of_sheet_clipped_counts_two_channels_at_the_limit() -> None:
+    layout, print_ = _board()
+    lamp = np.array([1.0, 1.0, 1.0])
+    assert sheet_clipped(_lit(print_, lamp), layout) == 0.0
+    # Overexposed: the cream sheet's red and green reach the limit, its blue does not.
+    over = np.asarray(np.clip(print_ * np.array([0.9, 1.6, 1.6]), 0, 255), np.uint8)
+    assert sheet_clipped(over, layout) > 0.9
+    # Red alone at the limit (a warm lamp) is no overexposure.
+    warm = np.asarray(np.clip(print_ * np.array([0.8, 0.95, 1.6]), 0, 255), np.uint8)
+    assert sheet_clipped(warm, layout) == 0.0
+    # Only the strips count: the top half of the view overexposed clips about half.
+    half = _lit(print_, lamp)
+    half[: half.shape[0] // 2] = over[: half.shape[0] // 2]
+    assert 0.3 < sheet_clipped(half, layout) < 0.7
 
 
 def test_two_lamps_are_followed_by_the_walls_when_the_sheets_red_clips_all_round() -> None:

@@ -628,3 +628,33 @@ def test_a_yellow_clipped_tile_just_off_the_floor_is_read_where_its_edge_shows()
     # but not one turned back against the floor's own hue.
     assert read(_stepped_off_floor(6.0, turn_deg=100.0), edge=True) == ["Y"] * 4
     assert read(_stepped_off_floor(6.0, turn_deg=150.0), edge=True) == ["?"] * 4
+
+
+def test_an_overexposed_frame_needs_a_tiles_edge_for_yellow_from_glare_alone() -> None:
+    # A lamp that clips the bare sheet clips bare floor as glare clips a washed yellow:
+    # colour alone no longer tells the two apart, a tile's edge or pixels still do.
+    colour = _glared(_board({i: _washed("Y", 0.5) for i in SLOT}), SLOT)
+
+    def read(clipped: float, edge: bool = False, cells: list[str] | None = None) -> list[str]:
+        out = fill_pastel_slots(
+            cells or ["?"] * 256,
+            colour,
+            FLOOR,
+            MODEL,
+            PROFILE,
+            RULES,
+            shows_edge=lambda slot: edge,
+            sheet_clipped=lambda: clipped,
+        )
+        return [out[i] for i in SLOT]
+
+    assert read(0.0) == ["Y"] * 4
+    assert read(RULES.overexposed_sheet_min - 0.01) == ["Y"] * 4
+    assert read(RULES.overexposed_sheet_min) == ["?"] * 4
+    assert read(RULES.overexposed_sheet_min, edge=True) == ["Y"] * 4
+    named = ["?"] * 256
+    named[SLOT[0]] = "Y"  # one cell named by its own pixels: a tile is there
+    assert read(RULES.overexposed_sheet_min, cells=named) == ["Y"] * 4
+    # Another ink washed pale is no floor's colour, overexposed or not.
+    colour = _glared(_board({i: _washed(c, 0.35) for i, c in zip(SLOT, "RBBY", strict=True)}), SLOT)
+    assert read(RULES.overexposed_sheet_min) == list("RBBY")

@@ -515,6 +515,17 @@ def sheet_strips(view: NDArray[np.uint8], layout: CanonicalLayout) -> FloatArray
     return medians
 
 
+def sheet_clipped(view: NDArray[np.uint8], layout: CanonicalLayout) -> float:
+    """The share of the sheet's strips the sensor clipped in two channels or more: a lamp
+    that clips the bare sheet so clips the bare floor too (see
+    :class:`~companion.vision.pastel.PastelRules`'s ``overexposed_sheet_min``)."""
+    bands = tuple((r.start, r.stop, c.start, c.stop) for r, c in layout.sheet_bands())
+    strips = _rect_samples(bands, view.shape[1])
+    pixels = np.take(view.reshape(-1, 3), strips.pixels, axis=0)
+    at_limit = np.count_nonzero(pixels >= CLIPPED, axis=1)
+    return float(np.count_nonzero(at_limit >= 2)) / max(len(pixels), 1)
+
+
 def sheet_colour(strips: FloatArray) -> FloatArray:
     """The sheet's one colour in this frame: the median of its strips, robust to a hand,
     over the strips in the lamp's light where two or more lie in a hard shadow.  A hard

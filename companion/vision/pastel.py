@@ -146,6 +146,14 @@ class PastelRules:
     # yellow.  (A cell clipped whole lies within about 1 of it, the balance's rounding;
     # washed blues named right on photoreal frames lie 2.3 and more from a bluish white.)
     white_offset_min: float = 1.5
+    # A lamp that clips the bare sheet in two channels over this share of its strips
+    # (an overexposed frame) clips the bare floor as glare clips a washed yellow: there a
+    # slot none of whose cells its pixels named, and whose washed cells show only the
+    # floor's hue, is a tile only where a tile's edge shows.  On 3,210 stored frames the
+    # ten such slots read: five yellow tiles right, in frames whose sheet clipped 0.18 at
+    # most, and five bare slots as yellow in the one frame at 0.48 (photoreal 4051
+    # img038).  Thirteen frames clip 0.3 or more; no other reading of theirs changes.
+    overexposed_sheet_min: float = 0.3
 
 
 # The floor's chroma (a, b) expected at each cell, seen as bright as the cell is
@@ -345,6 +353,7 @@ def fill_pastel_slots(
     beside_arm: frozenset[int] = frozenset(),
     first_clipped: Callable[[int], str | None] = lambda cell: None,
     shows_own_edge: Callable[[tuple[int, ...]], bool] = lambda slot: False,
+    sheet_clipped: Callable[[], float] = lambda: 0.0,
 ) -> list[str]:
     """Unread cells of slots that hold a tile, read from their mean colour where glare
     left too few pixels of it in any class.  ``shows_edge`` tells whether a slot's
@@ -353,7 +362,9 @@ def fill_pastel_slots(
     first (:mod:`~companion.vision.first_clipped`), asked only inside a known tile;
     ``shows_own_edge`` tells whether a slot's outline shows a tile's edge along its vat's
     walls, where no tile beside it can have put one
-    (:meth:`~companion.vision.outline.SlotOutlines.own_edge`).
+    (:meth:`~companion.vision.outline.SlotOutlines.own_edge`); ``sheet_clipped`` gives
+    the share of the bare sheet the sensor clipped in two channels
+    (:func:`~companion.vision.illumination.sheet_clipped`).
 
     Skin has a pale red's hue: a slot with a cell ``beside_arm`` (within reach of an
     arm's lit skin) is left as it is."""
@@ -422,6 +433,18 @@ def fill_pastel_slots(
         colour (bare floor shows no edge there)."""
         return all(yellow[i] for i in slot) and shows_own_edge(slot)
 
+    def floor_clipped_alike(chars: list[str], filled: list[str], slot: tuple[int, ...]) -> bool:
+        """A slot glare showed only at the floor's hue, none of its cells named by its
+        pixels and no tile's edge in view, in a frame whose lamp clips the bare floor as
+        it clips a washed yellow: nothing tells a tile there."""
+        return (
+            all(c == "?" for c in chars)
+            and set(filled) <= {"Y", "?"}
+            and not shows_edge(slot)
+            and not shows_own_edge(slot)
+            and sheet_clipped() >= rules.overexposed_sheet_min
+        )
+
     for slot in slots:  # slots share no cell: each is judged on the cells as read
         chars = [out[i] for i in slot]
         # Evidence of a tile needs glare on the cell: a tint in the shade may be a shadow's.
@@ -445,7 +468,7 @@ def fill_pastel_slots(
             or "?"
             for i, g in zip(slot, guesses, strict=True)
         ]
-        if slot_possible(filled):
+        if slot_possible(filled) and not floor_clipped_alike(chars, filled, slot):
             for i, c in zip(slot, filled, strict=True):
                 out[i] = c
     return out

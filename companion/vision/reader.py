@@ -50,7 +50,13 @@ from companion.vision.floor import (
     prove_empty,
 )
 from companion.vision.gaps import GapRules, SlotGaps
-from companion.vision.illumination import SheetLight, grouped_medians, sheet_colour, sheet_strips
+from companion.vision.illumination import (
+    SheetLight,
+    grouped_medians,
+    sheet_clipped,
+    sheet_colour,
+    sheet_strips,
+)
 from companion.vision.localize import (
     BoardLocator,
     BoardNotFound,
@@ -359,6 +365,10 @@ class BoardReader:
                 view, balanced, self._windows, cell, self.first_clipped_rules
             )
 
+        @functools.cache  # asked only of a slot glare shows at the floor's hue alone
+        def clipped_sheet() -> float:
+            return sheet_clipped(view, self.layout)
+
         def pastel(chars: list[str]) -> list[str]:
             return fill_pastel_slots(
                 chars,
@@ -371,6 +381,7 @@ class BoardReader:
                 near,
                 first_clipped,
                 shows_own_edge,
+                clipped_sheet,
             )
 
         def exemplars(chars: list[str]) -> list[str]:
