@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 import cv2
@@ -475,7 +475,7 @@ class BoardReader:
             # What skin or colour led to was a shadow: an arm that shows neither may still
             # reach in elsewhere (the darkest skin, lit, is as dark as a red in shadow).
             hand, _ = self._arm_or_shadow(arm(without_skin=True), view)
-        fitted: _Classified | None = None  # the balance set aside for the single one
+        other: _Classified | None = None  # the balance set aside: tiles must show in it too
         if light.varies and light.set_aside:
             # Something covered part of the sheet while its colour seemed to change: an arm
             # can pass for a second lamp, and the balance fitted to it can hide the arm's
@@ -494,20 +494,26 @@ class BoardReader:
                 view,
             )
             shadow = single_shadow if shadow is None else shadow
+
+            def single() -> _Classified:
+                balanced = white_balance(view, sheet, self.colours, part.whole)
+                return self._classified(view, single_light, (balanced, part.shift))
+
             more = self._cells_under(single_hand) - self._cells_under(hand)
             if single_hand is not None and more >= ARM_OVER_GRID_CELLS:
-                single_balance = (
-                    white_balance(view, sheet, self.colours, part.whole),
-                    part.shift,
-                )
-                single = self._classified(view, single_light, single_balance)
-                fitted, sorted_ = sorted_, single
+                other, sorted_ = sorted_, single()
                 hand = single_hand if hand is None else hand | single_hand
-            elif single_hand is not None and hand is not None:
-                # Each balance shows part of an arm: all of it is the arm's, kept unread
-                # (photoreal 3201 occ053: the place-by-place one missed the arm over the
-                # worker strip, and four pieces under it read as empty spaces).
-                hand = hand | single_hand
+            elif hand is not None:
+                if single_hand is not None:
+                    # Each balance shows part of an arm: all of it is the arm's, kept
+                    # unread (photoreal 3201 occ053: the place-by-place one missed the arm
+                    # over the worker strip, and four pieces under it read as empty spaces).
+                    hand = hand | single_hand
+                # The arm found under the balance fitted place by place may itself be the
+                # second lamp it was fitted to, tinting tiles far from it (conditions
+                # 59095: greens read as yellow all over the board): a tile's colour must
+                # show under the single balance as well.
+                other = single()
         lab, classes, shift = sorted_.lab, sorted_.classes, sorted_.shift
 
         def to_analysis(balanced: NDArray[np.uint8]) -> NDArray[np.uint8]:
@@ -600,29 +606,38 @@ class BoardReader:
         cells = self._read_washed_tiles(
             cells, colour, floor, view, sorted_.balanced, gains, shows_edge, near, shows_own_edge
         )
-        if fitted is not None:
-            # The arm was found under the single balance, but the second lamp may be real
-            # as well: a colour one balance shows and the other does not may be the
+        if other is not None:
+            # An arm over the board under light that seemed to vary: either balance may be
+            # the wrong one, and a colour one shows and the other does not may be the
             # light's, not a tile's.
-            other = self._cell_pixels.fractions(fitted.classes, hand)
+            shown = self._cell_pixels.fractions(other.classes, hand)
             cells = _agreeing(
-                cells, read_cells(other, self.cell_rules, self.profile.bonus_kind, None)
+                cells, read_cells(shown, self.cell_rules, self.profile.bonus_kind, None)
             )
         cells = self.gaps.doubt_washed_vats(cells, view)
         cells = apply_tile_constraint(cells, self.profile)
-        workers = read_workers(
-            classes,
-            lab,
-            self.layout,
-            pose,
-            self.worker_rules,
-            self._sheet_lab,
-            hand,
-            shadow,
-            functools.partial(self.circles.shown, view),
-        )
+
+        def pieces(seen: _Classified) -> list[WorkerObservation]:
+            return read_workers(
+                seen.classes,
+                seen.lab,
+                self.layout,
+                pose,
+                self.worker_rules,
+                self._sheet_lab,
+                hand,
+                shadow,
+                functools.partial(self.circles.shown, view),
+            )
+
+        workers = pieces(sorted_)
         if any(obs.code == "?" for obs in workers):
             workers = self._unread_out_of_shadow(workers, classes, lab, pose, hand, shadow)
+        if other is not None:  # as for the tiles: a piece must show as itself in both
+            workers = [
+                mine if mine.code == theirs.code else replace(mine, code="?")
+                for mine, theirs in zip(workers, pieces(other), strict=True)
+            ]
         t3 = time.perf_counter()
         state = BoardState("".join(cells), tuple(w.code for w in workers))
         return Reading(
