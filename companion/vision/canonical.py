@@ -39,6 +39,7 @@ class CanonicalLayout:
     px_per_mm: float = PX_PER_MM
     size_px: tuple[int, int] = field(init=False)
     cell_labels: NDArray[np.int32] = field(init=False)  # cell index of each pixel, or -1
+    cell_mask: NDArray[np.bool_] = field(init=False)  # pixels of some cell's window
     ring_mask: NDArray[np.bool_] = field(init=False)  # sheet outside grid and markers
     bonus_rings: NDArray[np.int32] = field(init=False)  # ring around each bonus icon, or -1
     outer_mask: NDArray[np.bool_] = field(init=False)  # bare sheet no piece can lean over
@@ -87,6 +88,7 @@ class CanonicalLayout:
         set_ = object.__setattr__
         set_(self, "size_px", (width, height))
         set_(self, "cell_labels", labels)
+        set_(self, "cell_mask", labels >= 0)
         set_(self, "ring_mask", ring)
         set_(self, "bonus_rings", rings)
         outer = np.zeros((height, width), dtype=bool)

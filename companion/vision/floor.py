@@ -191,14 +191,18 @@ class CellColour:
         blue, green, red = cv2.split(each)
         at_limit = cv2.add(cv2.add(blue, green), red)
         yellow = _yellow_clipped(red, green, balanced[windows.box])
+        # Every share at once, from one integral image of all six flags.
+        two, one = (np.asarray(at_limit >= k, dtype=np.uint8) for k in (2, 1))
+        flags = cv2.merge([two, one, yellow, blue, green, red])
+        shares = windows.means_in_box(np.asarray(flags, dtype=np.uint8))
         return cls(
             means[:, 0],
             means[:, 1] - 128.0,
             means[:, 2] - 128.0,
-            windows.means_in_box(np.asarray(at_limit >= 2, dtype=np.uint8))[:, 0],
-            windows.means_in_box(np.asarray(at_limit >= 1, dtype=np.uint8))[:, 0],
-            windows.means_in_box(yellow)[:, 0],
-            windows.means_in_box(each),
+            shares[:, 0],
+            shares[:, 1],
+            shares[:, 2],
+            np.ascontiguousarray(shares[:, 3:]),
         )
 
 

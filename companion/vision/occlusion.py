@@ -289,14 +289,14 @@ def _skin_reaching_in(
     width = _hand_width_px(px_per_mm)
     candidate = skin | (classes == PixelClass.UNKNOWN)
     broad = _u8(cv2.morphologyEx(candidate.astype(np.uint8), cv2.MORPH_OPEN, _disc(width)))
-    if not broad.any():
+    # Most frames: the broad stretches, if any, hold no skin at all (asked before the
+    # stretches are labelled, which costs more than the rest of the search).
+    if not cv2.countNonZero(cv2.bitwise_and(broad, skin.view(np.uint8))):
         return np.zeros(skin.shape, dtype=bool)
     n, found, stats, _ = cv2.connectedComponentsWithStats(broad, connectivity=8)
     parts: NDArray[np.int32] = np.asarray(found, np.int32)
     skin_px = np.bincount(parts[skin], minlength=n)
     skin_px[0] = 0
-    if not skin_px.any():  # the broad stretches hold no skin at all
-        return np.zeros(skin.shape, dtype=bool)
     sizes = stats[:, cv2.CC_STAT_AREA]
     skinned = skin_px >= SKIN_SHARE_MIN * sizes
     skinned[0] = False
@@ -328,7 +328,7 @@ def _skinless_body(
 ) -> NDArray[np.bool_]:
     """An arm's body found without its skin (:func:`_body_reaching_in`): of any colour
     first, then, given ``hides_print``, too dark for colour where it hides the print."""
-    cells = layout.cell_labels[::REDUCE, ::REDUCE] >= 0
+    cells = layout.cell_mask[::REDUCE, ::REDUCE]
     body = _body_reaching_in(classes, outer, cells, px_per_mm, surround)
     if not body.any() and hides_print is not None:
         body = _body_reaching_in(classes, outer, cells, px_per_mm, surround, hides_print)

@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.vision.canonical import board_view
+from companion.vision.illumination import grouped_medians
 
 # The first millimetres beyond the sheet's edge (its cut edge and the shadow under it, a
 # homography a pixel off) are left out of what lies beyond it.
@@ -98,8 +99,9 @@ class SheetSurround:
         seen_px = int(np.count_nonzero(seen))
         if strip_px == 0 or seen_px < SURROUND_SEEN_MIN * strip_px:
             return True
-        median = np.median(lab[placed > 0].astype(np.float32), axis=0)
-        there = lab[seen].astype(np.float32) - median
+        inside = lab[placed > 0]  # its median by histogram: 8-bit values need no sort
+        median = grouped_medians(inside, np.zeros(len(inside), np.intp), 1)[0]
+        there = lab[seen].astype(np.float32) - median.astype(np.float32)
         alike = (np.hypot(there[:, 1], there[:, 2]) <= SURROUND_ALIKE_AB) & (
             np.abs(there[:, 0]) <= SURROUND_ALIKE_L
         )
