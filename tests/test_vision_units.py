@@ -51,6 +51,7 @@ from companion.vision.reader import (
     floor_at_a_covered_slots_edge,
     skin_over_ink,
     skin_toned_red,
+    with_bare_slot_mates,
 )
 from companion.vision.render import Shot, random_camera
 from companion.vision.workers import (
@@ -1305,6 +1306,19 @@ def test_a_dominus_read_with_its_shadow_lifted_never_makes_a_second_of_its_colou
     assert (codes[22], codes[23], codes[5], codes[24]) == ("?", "?", "Rd", "Bv")
     # Two domini read in one light are left to the size passes, which compare them.
     assert [obs.code for obs in no_second_dominus(workers, {24})] == [o.code for o in workers]
+
+
+def test_an_ink_doubted_as_skin_takes_its_slots_cells_read_empty_with_it() -> None:
+    # Were the red a tile's, no cell of its slot is bare; were it skin, the slot may be.
+    # Either way the cells read empty beside it prove nothing.
+    slot, other = PROFILE.slots[0], PROFILE.slots[1]
+    cells = ["?"] * 256
+    cells[slot[0]], cells[slot[1]], cells[slot[2]] = "R", ".", "Y"
+    cells[other[0]] = "."
+    assert with_bare_slot_mates(cells, [slot[0]], PROFILE.slots) == {slot[0], slot[1]}
+    # A cell doubted while unread or empty tells nothing of its slot mates.
+    assert with_bare_slot_mates(cells, [slot[3]], PROFILE.slots) == {slot[3]}
+    assert with_bare_slot_mates(cells, [other[0]], PROFILE.slots) == {other[0]}
 
 
 def test_skin_toned_red_takes_each_cells_median_saturation() -> None:

@@ -17,6 +17,7 @@ from companion.games.garum.state import BoardState
 from companion.vision.blas import keep_blas_on_one_thread
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.cells import (
+    SPECIES_ORDER,
     CellRules,
     LabelledPixels,
     apply_tile_constraint,
@@ -593,13 +594,15 @@ class BoardReader:
             cells = _hide(
                 cells, floor_at_a_covered_slots_edge(cells, self.profile.slots, hidden, touched)
             )
-            for i in skin_toned_red(lab, classes, self.layout.cell_labels):
-                cells[i] = "?"
+            slots = self.profile.slots
+            pale = skin_toned_red(lab, classes, self.layout.cell_labels)
+            cells = _hide(cells, with_bare_slot_mates(cells, pale, slots))
             reach = within_reach(hand, self.layout.px_per_mm, LIT_SKIN_REACH_MM)
             near = _cells_covered(reach, self._cell_pixels, 0.0)
             skin = self._cell_pixels.covered(sorted_.skin_any) / self._cell_pixels.sizes
-            for i in skin_over_ink(cells, skin, near):
-                cells[i] = "?"
+            cells = _hide(
+                cells, with_bare_slot_mates(cells, skin_over_ink(cells, skin, near), slots)
+            )
             cells = doubt_clipped_floor(
                 cells, colour, near, lambda asked: self.walls.shown(view, asked), self.profile.slots
             )
@@ -697,6 +700,19 @@ def _arm_cells(
         return frozenset(), frozenset()
     covered = cells.covered(hand)
     return _covered_beyond(covered, cells, ARM_COVER_MAX), _covered_beyond(covered, cells, 0.0)
+
+
+def with_bare_slot_mates(
+    cells: list[str], doubted: Iterable[int], slots: Iterable[tuple[int, ...]]
+) -> frozenset[int]:
+    """The ``doubted`` cells (an ink an arm's skin may have shown) and, in the slot of one
+    read as a tile's ink, the cells read empty: were the ink the tile's, its slot holds
+    no bare cell (photoreal 4101 ``occ054``: a washed yellow cell read as floor beside a
+    pale red doubted as skin)."""
+    doubted = frozenset(doubted)
+    inked = {i for i in doubted if cells[i] in SPECIES_ORDER}
+    mates = {i for slot in slots if inked.intersection(slot) for i in slot if cells[i] == "."}
+    return doubted | mates
 
 
 def floor_at_a_covered_slots_edge(
