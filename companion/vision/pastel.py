@@ -29,6 +29,9 @@ Glare mixes the sensor's white into a tile, and the balance shows that white tin
 a lamp is coloured (:meth:`~companion.vision.floor.FloorModel.white`): a tint's hue is
 measured from there.
 
+Where the lamp clips the bare sheet itself, it clips bare floor as glare clips a washed
+yellow: in such a frame a slot that shows only the floor's hue needs a tile's edge.
+
 Skin shares a pale red's hue, so no slot within reach of an arm's skin is read this way.
 """
 
