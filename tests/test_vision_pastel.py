@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable
+from typing import Any
 
 import cv2
 import numpy as np
@@ -62,8 +63,10 @@ FLOOR = FloorModel(
 )
 
 
-def _read(colour: CellColour, cells: list[str]) -> list[str]:
-    out = fill_pastel_slots(cells, colour, FLOOR, MODEL, PROFILE, RULES)
+def _read(colour: CellColour, cells: list[str], **evidence: Any) -> list[str]:
+    """The slot's cells as the pastel pass reads them, given ``evidence`` (edges, the
+    sheet's clipping) as keywords of :func:`fill_pastel_slots`."""
+    out = fill_pastel_slots(cells, colour, FLOOR, MODEL, PROFILE, RULES, **evidence)
     return [out[i] for i in SLOT]
 
 
@@ -636,17 +639,12 @@ def test_an_overexposed_frame_needs_a_tiles_edge_for_yellow_from_glare_alone() -
     colour = _glared(_board({i: _washed("Y", 0.5) for i in SLOT}), SLOT)
 
     def read(clipped: float, edge: bool = False, cells: list[str] | None = None) -> list[str]:
-        out = fill_pastel_slots(
-            cells or ["?"] * 256,
+        return _read(
             colour,
-            FLOOR,
-            MODEL,
-            PROFILE,
-            RULES,
+            cells or ["?"] * 256,
             shows_edge=lambda slot: edge,
             sheet_clipped=lambda: clipped,
         )
-        return [out[i] for i in SLOT]
 
     assert read(0.0) == ["Y"] * 4
     assert read(RULES.overexposed_sheet_min - 0.01) == ["Y"] * 4
