@@ -302,3 +302,16 @@ def test_a_lamp_arms_deep_shadow_across_the_tiles_is_no_arm(seed: int) -> None:
     arm, reaching in from beyond the sheet, but the print still shows through it in
     half its parts or more (or too few have print to tell), so it is no arm."""
     _read_safely(seed, arm=False)
+
+
+def test_a_glint_of_skin_at_the_views_edge_proves_no_patch_an_arm() -> None:
+    """The clear frame of ``bench vision --conditions --seed 64001`` whose lamp-warmed
+    sheet, under the single balance, showed skin-coloured patches, and a glint of skin
+    at the view's edge far too small for a hand vouched for them: 24 cells and 15
+    worker spaces were left unread for an arm that was not there."""
+    seed = 64086
+    truth = random_state(PROFILE, np.random.default_rng(seed + 7_919))
+    reading = BoardReader(PROFILE).read(render(PROFILE, truth, shot_for(seed, False, True)).image)
+    assert reading.state is not None and not reading.occluded
+    assert confident_wrong_cells(reading.state, truth) == []
+    assert reading.state.cells.count("?") == 0

@@ -163,9 +163,12 @@ def reduced_hand_mask(
     # arm with no skin colour at all may still reach in as a broad body.
     skinless = nothing  # an arm's body found without its skin
     searched = False  # for such a body
+    # Skin reaching in proves an arm only where there is a hand's worth of it: a glint
+    # is no hand, and the patches on the sheet must then prove themselves.
+    a_hand_reaches_in = np.count_nonzero(reaching) >= min_px
     if (
         surround is not None
-        and not reaching.any()
+        and not a_hand_reaches_in
         and not (seeds and _an_arm_among(labels, seeds, small_skin, surround))
     ):
         skinless = reaching = _skinless_body(small, outer, layout, s, surround, hides_print)
