@@ -381,8 +381,7 @@ def _sheet_blocks(
 ) -> tuple[FloatArray, FloatArray]:
     """Centre (x, y in view pixels) and unclipped median colour of each usable block of
     the sheet's strips."""
-    bands = tuple((r.start, r.stop, c.start, c.stop) for r, c in layout.sheet_bands())
-    return _usable_medians(view, _sheet_block_rects(bands))
+    return _usable_medians(view, _sheet_block_rects(_strip_rects(layout)))
 
 
 def _wall_blocks(view: NDArray[np.uint8], layout: CanonicalLayout) -> tuple[FloatArray, FloatArray]:
@@ -503,11 +502,15 @@ def grouped_medians(pixels: NDArray[np.uint8], group: NDArray[np.intp], count: i
     return out
 
 
+def _strip_rects(layout: CanonicalLayout) -> tuple[tuple[int, int, int, int], ...]:
+    """The sheet's four bare strips (top, bottom, left, right view pixels)."""
+    return tuple((r.start, r.stop, c.start, c.stop) for r, c in layout.sheet_bands())
+
+
 def sheet_strips(view: NDArray[np.uint8], layout: CanonicalLayout) -> FloatArray:
     """The sheet's colour on each of its four bare strips (4 x BGR), ignoring pixels at the
     sensor's limit when enough others show."""
-    bands = tuple((r.start, r.stop, c.start, c.stop) for r, c in layout.sheet_bands())
-    strips = _rect_samples(bands, view.shape[1])
+    strips = _rect_samples(_strip_rects(layout), view.shape[1])
     medians, usable, pixels = _unclipped_medians(view, strips)
     if not usable.all():  # too little shows unclipped: every sampled pixel counts
         everything = grouped_medians(pixels, strips.block, len(strips.centres))
@@ -519,8 +522,7 @@ def sheet_clipped(view: NDArray[np.uint8], layout: CanonicalLayout) -> float:
     """The share of the sheet's strips the sensor clipped in two channels or more: a lamp
     that clips the bare sheet so clips the bare floor too (see
     :class:`~companion.vision.pastel.PastelRules`'s ``overexposed_sheet_min``)."""
-    bands = tuple((r.start, r.stop, c.start, c.stop) for r, c in layout.sheet_bands())
-    strips = _rect_samples(bands, view.shape[1])
+    strips = _rect_samples(_strip_rects(layout), view.shape[1])
     pixels = np.take(view.reshape(-1, 3), strips.pixels, axis=0)
     at_limit = np.count_nonzero(pixels >= CLIPPED, axis=1)
     return float(np.count_nonzero(at_limit >= 2)) / max(len(pixels), 1)

@@ -604,7 +604,7 @@ class BoardReader:
                 cells, with_bare_slot_mates(cells, skin_over_ink(cells, skin, near), slots)
             )
             cells = doubt_clipped_floor(
-                cells, colour, near, lambda asked: self.walls.shown(view, asked), self.profile.slots
+                cells, colour, near, lambda asked: self.walls.shown(view, asked), slots
             )
         cells = self._read_washed_tiles(
             cells, colour, floor, view, sorted_.balanced, gains, shows_edge, near, shows_own_edge
