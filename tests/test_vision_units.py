@@ -662,16 +662,19 @@ def test_a_slot_seen_empty_in_one_cell_holds_no_tile() -> None:
     cells[slot[1]] = "?"
     assert fill_open_slots(cells, fractions, PROFILE, rules)[slot[1]] == "."
     # A cell showing a species colour: with the rest of the slot seen as floor, the colour
-    # is a neighbour's spill; with a single floor cell, the slot stays in doubt.
+    # is a neighbour's spill; with a single floor cell, the whole slot stays in doubt, that
+    # cell too (a tile washed to the floor's colour in one cell, not in the others).
     fractions[slot[1], PixelClass.R] = 0.2
     fractions[slot[1], PixelClass.UNKNOWN] = 0.3
     assert fill_open_slots(cells, fractions, PROFILE, rules)[slot[1]] == "."
     one_floor = list(cells)
     one_floor[slot[2]] = one_floor[slot[3]] = "?"
-    fractions[[slot[2], slot[3]], PixelClass.NEUTRAL] = 0.3
-    fractions[[slot[2], slot[3]], PixelClass.G] = 0.4
-    assert fill_open_slots(one_floor, fractions, PROFILE, rules)[slot[1]] == "?"
+    filled = fill_open_slots(one_floor, fractions, PROFILE, rules)
+    assert [filled[i] for i in slot] == ["?"] * 4
+    # ... but not where the unread cells show no colour: the slot is open.
     fractions[slot[1], PixelClass.R] = 0.0
+    filled = fill_open_slots(one_floor, fractions, PROFILE, rules)
+    assert [filled[i] for i in slot] == ["."] * 4
     # No cell of the slot seen empty: nothing tells the slot is open.
     unread = ["?" if i in slot else "." for i in range(CELLS)]
     assert fill_open_slots(unread, fractions, PROFILE, rules)[slot[1]] == "?"
@@ -1134,6 +1137,28 @@ def test_beside_an_arm_a_printed_wall_or_a_bare_slot_mate_keeps_the_floor() -> N
     colour.clipped[19] = 0.0  # one cell of the next slot shows the floor unclipped
     out = doubt_clipped_floor(cells, colour, near, lambda asked: walls, PROFILE.slots)
     assert [out[i] for i in NEXT_SLOT] == ["."] * 4
+
+
+def test_a_lone_clipped_floor_cell_proves_no_open_slot() -> None:
+    from companion.vision.floor import doubt_lone_clipped_floor
+
+    cells = ["."] * 256
+    for i in (1, 16, 17, 3, 18, 19):
+        cells[i] = "?"
+    # The first slot's one empty reading is clipped, the next slot's is not.
+    colour = _clipped_beside_an_arm(cells, [0])
+    out = doubt_lone_clipped_floor(cells, colour, PROFILE.slots)
+    assert [out[i] for i in SLOT] == ["?"] * 4
+    assert [out[i] for i in NEXT_SLOT] == [".", "?", "?", "?"]
+    assert out.count("?") == 7
+    # Slot mates unread under an arm say nothing of their colour: the proof stands.
+    out = doubt_lone_clipped_floor(cells, colour, PROFILE.slots, frozenset({16}))
+    assert out[0] == "."
+    # Two cells seen bare: neither stands alone.
+    cells[1] = "."
+    colour.clipped[1] = 0.9
+    out = doubt_lone_clipped_floor(cells, colour, PROFILE.slots)
+    assert out[0] == "." and out[1] == "."
 
 
 def test_a_cell_the_arm_only_grazes_is_still_read() -> None:

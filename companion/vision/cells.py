@@ -355,9 +355,11 @@ def fill_open_slots(
 
     A tile covers its whole slot, so a cell read as bare floor means no tile lies there:
     the slot's other cells are empty too, whatever a bright spot or a shadow makes of them.
-    With one such cell, a cell that shows a species colour is left unread (the tile
-    constraint then gives up the whole slot); with more, that colour can only be a
-    neighbour's spill or a leaning piece.  Slots where a tile is seen are left as they are.
+    With more than one such cell, a cell that shows a species colour can only show a
+    neighbour's spill or a leaning piece.  With one, that colour weighs as much as the
+    floor's (glare washes a tile's yellow cell to the floor's colour and leaves its green
+    one green: photoreal 4201 ``occ054``), so the whole slot is left unread.  Slots where a
+    tile is seen are left as they are.
     """
     out = list(cells)
     species = fractions[:, PixelClass.B : PixelClass.R + 1].sum(axis=1)
@@ -366,11 +368,13 @@ def fill_open_slots(
         empty = chars.count(".")
         if empty == 0 or any(c in SPECIES_ORDER for c in chars):
             continue
-        for i in slot:
-            if out[i] != "?":
-                continue
-            if empty >= rules.open_slot_any_min or species[i] <= rules.stray_max:
-                out[i] = "."
+        unread = [i for i in slot if out[i] == "?"]
+        if empty < rules.open_slot_any_min and any(species[i] > rules.stray_max for i in unread):
+            for i in slot:
+                out[i] = "?"
+            continue
+        for i in unread:
+            out[i] = "."
     return out
 
 

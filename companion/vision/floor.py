@@ -570,6 +570,34 @@ def doubt_clipped_floor(
     return out
 
 
+def doubt_lone_clipped_floor(
+    cells: list[str],
+    colour: CellColour,
+    slots: Sequence[Sequence[int]],
+    hidden: frozenset[int] = frozenset(),
+) -> list[str]:
+    """A slot's only empty reading becomes ``?`` where a channel clipped over most of its
+    window and the slot's other cells are unread with no arm over them.
+
+    One cell seen bare proves its whole slot open (:func:`~companion.vision.cells.
+    fill_open_slots`), so that cell's proof must hold alone.  Clipped, it does not: glare
+    that lifts a glossy yellow tile until red clips leaves it the floor's chroma in what
+    is left, and the tile's other cells, less lit, come in unread (photoreal 4201
+    ``occ054``: two yellow tiles read as open slots).  Cells under an arm are unread for
+    the arm's sake, not their colour's: beside them, the proof stands.
+    """
+    clipped = colour.clipped >= CLIPPED_MIN
+    out = list(cells)
+    for slot in slots:
+        empty = [i for i in slot if out[i] == "."]
+        if len(empty) != 1 or not clipped[empty[0]]:
+            continue
+        others = [i for i in slot if i != empty[0]]
+        if all(out[i] == "?" and i not in hidden for i in others):
+            out[empty[0]] = "?"
+    return out
+
+
 def admit_floor(
     cells: list[str],
     colour: CellColour,
@@ -648,6 +676,7 @@ __all__ = [
     "admit_floor",
     "admit_floor_like_its_neighbours",
     "doubt_clipped_floor",
+    "doubt_lone_clipped_floor",
     "fit_floor",
     "floor_chroma",
     "floor_colour",

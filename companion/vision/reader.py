@@ -46,6 +46,7 @@ from companion.vision.floor import (
     admit_floor,
     admit_floor_like_its_neighbours,
     doubt_clipped_floor,
+    doubt_lone_clipped_floor,
     fit_floor,
     floor_colour,
     prove_empty,
@@ -572,6 +573,7 @@ class BoardReader:
                 self.profile,
                 self.cell_rules,
             )
+        cells = doubt_lone_clipped_floor(cells, colour, self.profile.slots, hidden)
         cells = fill_open_slots(cells, fractions, self.profile, self.cell_rules)
         cells = doubt_bright_floor_by_walls(
             cells, colour, self.outlines, view, self.layout.px_per_mm
