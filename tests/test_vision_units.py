@@ -1139,25 +1139,42 @@ def test_beside_an_arm_a_printed_wall_or_a_bare_slot_mate_keeps_the_floor() -> N
     assert [out[i] for i in NEXT_SLOT] == ["."] * 4
 
 
-def test_a_lone_clipped_floor_cell_proves_no_open_slot() -> None:
+def test_a_lone_clipped_floor_cell_proves_no_open_slot_beside_a_yellow_mate() -> None:
     from companion.vision.floor import doubt_lone_clipped_floor
 
+    # The floor's colour everywhere (a 0, b 15): each slot's one empty reading is proven.
+    colour = _colour_board(lambda x, y: 0.0, lambda x, y: 15.0)
+    path = np.linspace(0.0, 255.0, 5)[None, :]
+    still = np.zeros((1, 5))
+    floor = FloorModel(
+        np.zeros(256), np.full(256, 15.0), path, still, still, np.zeros(256, dtype=np.intp)
+    )
     cells = ["."] * 256
     for i in (1, 16, 17, 3, 18, 19):
         cells[i] = "?"
-    # The first slot's one empty reading is clipped, the next slot's is not.
-    colour = _clipped_beside_an_arm(cells, [0])
-    out = doubt_lone_clipped_floor(cells, colour, PROFILE.slots)
+    colour.clipped[[0, 2]] = 0.9
+    colour.b[[16, 18]] = 25.0  # a glare-washed yellow cell beside each, 10 units off
+    colour.b[19] = 20.0  # ... and one 5 off, as bare floor may lie
+    out = doubt_lone_clipped_floor(cells, colour, floor, PROFILE.slots)
     assert [out[i] for i in SLOT] == ["?"] * 4
-    assert [out[i] for i in NEXT_SLOT] == [".", "?", "?", "?"]
-    assert out.count("?") == 7
+    assert [out[i] for i in NEXT_SLOT] == ["?"] * 4
+    assert out.count("?") == 8
+    # Unclipped, the one empty cell's proof stands.
+    colour.clipped[2] = 0.2
+    out = doubt_lone_clipped_floor(cells, colour, floor, PROFILE.slots)
+    assert out[2] == "."
+    colour.clipped[2] = 0.9
+    # Mates no further off than bare floor lies: the slot is open.
+    colour.b[18] = 15.0
+    out = doubt_lone_clipped_floor(cells, colour, floor, PROFILE.slots)
+    assert out[2] == "."
     # Slot mates unread under an arm say nothing of their colour: the proof stands.
-    out = doubt_lone_clipped_floor(cells, colour, PROFILE.slots, frozenset({16}))
+    out = doubt_lone_clipped_floor(cells, colour, floor, PROFILE.slots, frozenset({16}))
     assert out[0] == "."
     # Two cells seen bare: neither stands alone.
     cells[1] = "."
     colour.clipped[1] = 0.9
-    out = doubt_lone_clipped_floor(cells, colour, PROFILE.slots)
+    out = doubt_lone_clipped_floor(cells, colour, floor, PROFILE.slots)
     assert out[0] == "." and out[1] == "."
 
 

@@ -45,6 +45,11 @@ FLOOR_OUTLIER_MIN = 1.5
 # and clipped when this share has any.
 WASHED_OUT_MIN = 0.5
 CLIPPED_MIN = 0.5
+# A slot's one cell proven bare while clipped stands alone against a slot mate this far
+# (Lab units, in the light it is in) from the floor: bare floor lies up to 7 off the floor
+# fitted to the board in a lamp's tinted corner (see the slot print's proof), and a
+# conditions frame's clipped bare slot 5 at most; glare-washed yellow cells lay 9 off.
+LONE_CLIPPED_MATE_OFFSET_MIN = 8.0
 # Balanced blue this far (8-bit) below both red and green, where the sensor clipped red and
 # green, shows a yellow or the floor: a clipped channel only hides how much brighter it
 # was, and a green ink's blue is no lower than its red, a red ink's no lower than its
@@ -573,27 +578,32 @@ def doubt_clipped_floor(
 def doubt_lone_clipped_floor(
     cells: list[str],
     colour: CellColour,
+    floor: FloorModel,
     slots: Sequence[Sequence[int]],
     hidden: frozenset[int] = frozenset(),
 ) -> list[str]:
     """A slot's only empty reading becomes ``?`` where a channel clipped over most of its
-    window and the slot's other cells are unread with no arm over them.
+    window and the slot's other cells are unread with no arm over them, one of them off
+    the ``floor``'s colour.
 
     One cell seen bare proves its whole slot open (:func:`~companion.vision.cells.
-    fill_open_slots`), so that cell's proof must hold alone.  Clipped, it does not: glare
-    that lifts a glossy yellow tile until red clips leaves it the floor's chroma in what
-    is left, and the tile's other cells, less lit, come in unread (photoreal 4201
-    ``occ054``: two yellow tiles read as open slots).  Cells under an arm are unread for
-    the arm's sake, not their colour's: beside them, the proof stands.
+    fill_open_slots`), so that cell's proof must hold alone.  Clipped, it does not where a
+    slot mate lies further from the floor than bare floor does: glare that lifts a glossy
+    yellow tile until red clips leaves it the floor's chroma in what is left, and the
+    tile's other cells, less lit, keep their yellow (photoreal 4201 ``occ054``: two yellow
+    tiles read as open slots).  Cells under an arm are unread for the arm's sake, not
+    their colour's: beside them, the proof stands.
     """
     clipped = colour.clipped >= CLIPPED_MIN
+    off_floor = floor_offset_in_shade(colour, floor) > LONE_CLIPPED_MATE_OFFSET_MIN
     out = list(cells)
     for slot in slots:
         empty = [i for i in slot if out[i] == "."]
         if len(empty) != 1 or not clipped[empty[0]]:
             continue
         others = [i for i in slot if i != empty[0]]
-        if all(out[i] == "?" and i not in hidden for i in others):
+        unread = all(out[i] == "?" and i not in hidden for i in others)
+        if unread and any(off_floor[i] for i in others):
             out[empty[0]] = "?"
     return out
 

@@ -573,7 +573,7 @@ class BoardReader:
                 self.profile,
                 self.cell_rules,
             )
-        cells = doubt_lone_clipped_floor(cells, colour, self.profile.slots, hidden)
+        cells = doubt_lone_clipped_floor(cells, colour, floor, self.profile.slots, hidden)
         cells = fill_open_slots(cells, fractions, self.profile, self.cell_rules)
         cells = doubt_bright_floor_by_walls(
             cells, colour, self.outlines, view, self.layout.px_per_mm
