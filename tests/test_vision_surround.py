@@ -295,6 +295,17 @@ def test_an_arm_too_dark_for_any_colour_is_found_where_it_hides_the_print(
     _read_safely(seed, arm=True, tone=tone)
 
 
+@pytest.mark.parametrize("seed", [80100, 80250])
+def test_a_dark_arm_is_found_where_it_comes_in_and_where_it_hides_the_tiles(seed: int) -> None:
+    """Frames of ``bench vision --conditions --seed 80001`` with a dark arm the search
+    for a body too dark for colour missed, unflagged.  80250: an arm across the whole
+    board, its fingertips on the sheet's band beside the tablecloth, which was judged
+    together with where the arm comes in and outweighed it.  80100: a forearm 44 mm
+    across, narrower than the widest lamp shadows, but hiding the tiles' colours as no
+    shadow does (9 cells beside and under it read as tiles)."""
+    _read_safely(seed, arm=True)
+
+
 @pytest.mark.parametrize("seed", [24021, 24059])
 def test_a_lamp_arms_deep_shadow_across_the_tiles_is_no_arm(seed: int) -> None:
     """Clear frames (``--conditions --seed 24001``) crossed by a lamp arm's hard shadow

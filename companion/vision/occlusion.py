@@ -65,6 +65,11 @@ BODY_UNKNOWN_OVER_CELLS_MIN = 0.2
 # lies by its soft edges, which hide the print as well (45 mm at most over the shadows
 # seen; the bodies of the darkest arms, which only this search finds, 58 mm and more).
 DARK_BODY_MIN_WIDTH_MM = 50.0
+# ... unless it hides the tiles' colours as well, as a shadow never does: over the fish
+# cells this share of it shows no species' colour (a dark arm 44 mm across showed 0.86;
+# the hard shadows that hid the print across 700 generated frames, 0.06 to 0.12: the
+# tiles keep their colour in a shadow, darker).
+DARK_BODY_UNKNOWN_OVER_CELLS_MIN = 0.5
 # Connected regions are found on a view reduced by this factor (a hand is large).
 REDUCE = 2
 # Skin lit far brighter than the sheet (an arm near the lamp over a sheet in its own
@@ -356,7 +361,8 @@ def _body_reaching_in(
     shadow is as dark as a lamp arm's hard shadow, which only dims the print (and joined
     to the red tiles beside it, an arm shows their colour over much of the cells).  Such
     a stretch joins the arm's lit and shaded parts, so only where it crosses the sheet's
-    outer band is its colour the one that goes on past the edge."""
+    outer band is its colour the one that goes on past the edge.  It must be as broad as a
+    forearm, or, narrower, hide the tiles' colours too."""
     body = np.zeros(classes.shape, dtype=bool)
     last = PixelClass.UNKNOWN if hides_print is None else PixelClass.DARK
     unexplained = cv2.inRange(classes, int(PixelClass.B), int(last))
@@ -373,16 +379,30 @@ def _body_reaching_in(
         over = part & cells
         if stats[label, cv2.CC_STAT_AREA] < body_px or np.count_nonzero(over) < area_px:
             continue
+        unknown = np.count_nonzero(over & (classes == PixelClass.UNKNOWN))
         if hides_print is None:
-            unknown = np.count_nonzero(over & (classes == PixelClass.UNKNOWN))
             share = BODY_UNKNOWN_OVER_CELLS_MIN * np.count_nonzero(over)
             hides, crossing = bool(unknown >= share), part
         else:
             forearm = _width_px(part) >= DARK_BODY_MIN_WIDTH_MM * px_per_mm
-            hides, crossing = forearm and hides_print(part), part & outer
-        if hides and surround.goes_on(crossing):
+            colourless = unknown >= DARK_BODY_UNKNOWN_OVER_CELLS_MIN * np.count_nonzero(over)
+            hides, crossing = (forearm or colourless) and hides_print(part), part & outer
+        if hides and _goes_on_somewhere(crossing, surround, area_px):
             body |= part
     return body
+
+
+def _goes_on_somewhere(crossing: NDArray[np.bool_], surround: SheetSurround, min_px: float) -> bool:
+    """Whether one of the separate stretches (of ``min_px`` or more) where a body crosses
+    the sheet's band goes on past the sheet's edge: an arm does where it comes in, not
+    where its hand ends on the band elsewhere (conditions 80250: a dark arm across the
+    board, its fingertips over the worker strip beside the tablecloth; judged together,
+    the cloth beside the fingertips outweighed the arm beyond the edge)."""
+    count, pieces, stats, _ = cv2.connectedComponentsWithStats(_u8(crossing), connectivity=8)
+    broad = [k for k in range(1, count) if stats[k, cv2.CC_STAT_AREA] >= min_px]
+    if not broad:
+        return surround.goes_on(crossing)
+    return any(surround.goes_on(np.asarray(pieces == k)) for k in broad)
 
 
 def _with_arm_beside(
