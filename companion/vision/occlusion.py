@@ -385,7 +385,7 @@ def _body_reaching_in(
             hides, crossing = bool(unknown >= share), part
         else:
             forearm = _width_px(part) >= DARK_BODY_MIN_WIDTH_MM * px_per_mm
-            colourless = unknown >= DARK_BODY_UNKNOWN_OVER_CELLS_MIN * np.count_nonzero(over)
+            colourless = bool(unknown >= DARK_BODY_UNKNOWN_OVER_CELLS_MIN * np.count_nonzero(over))
             hides, crossing = (forearm or colourless) and hides_print(part), part & outer
         if hides and _goes_on_somewhere(crossing, surround, area_px):
             body |= part
