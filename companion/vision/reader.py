@@ -478,12 +478,14 @@ class BoardReader:
             # reach in elsewhere (the darkest skin, lit, is as dark as a red in shadow).
             hand, _ = self._arm_or_shadow(arm(without_skin=True), view)
         other: _Classified | None = None  # the balance set aside: tiles must show in it too
-        if light.varies and light.set_aside:
-            # Something covered part of the sheet while its colour seemed to change: an arm
-            # can pass for a second lamp, and the balance fitted to it can hide the arm's
-            # skin, all of it or all but its edge. Under the single balance, look for its
-            # skin again, and keep whichever balance shows more of an arm over the grid.
-            # (A second lamp's tint along the sheet's edge is no arm's colour to follow.)
+        if light.varies:
+            # The sheet's colour seemed to change: an arm can pass for a second lamp, and
+            # the balance fitted to it can hide the arm's skin, all of it or all but its
+            # edge (the fit may set none of the sheet's samples aside for it: conditions
+            # 81125, an arm over a corner's marker, was missed).  Under the single
+            # balance, look for its skin again, and keep whichever balance shows more of
+            # an arm over the grid.  (A second lamp's tint along the sheet's edge is no
+            # arm's colour to follow.)
             single_light = SheetLight(sheet, None)
             part = self._single_balance_of_part(view, sheet)
             single_hand, single_shadow = self._arm_or_shadow(
