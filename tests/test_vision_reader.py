@@ -443,3 +443,23 @@ def test_an_arm_the_lamp_balance_half_hides_is_taken_from_the_single_balance(
     again = BoardReader(PROFILE).read(photo.image)
     assert again.state is not None
     assert all(again.state.cells[i] == "?" for i in under_body)
+
+
+def test_a_steep_view_of_the_board_is_no_mirrored_one() -> None:
+    """The sheet's corners as a camera tilted 35° sees them (photoreal 4251 ``img044``):
+    the fit's linear part alone has a negative determinant, yet the map keeps the sheet's
+    orientation everywhere on it.  The same corners in mirrored order, or a sheet
+    crushed to a line, place no board."""
+    from companion.vision.localize import _sane
+
+    sheet = PROFILE.geometry.sheet_mm
+    w, h = sheet
+    board = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float32)
+    seen = np.array([[963, 277], [1419, 462], [999, 1027], [682, 625]], dtype=np.float32)
+    steep = cv2.getPerspectiveTransform(board, seen).astype(np.float64)
+    assert np.linalg.det(steep[:2, :2]) < 0
+    assert _sane(steep, sheet)
+    mirrored = cv2.getPerspectiveTransform(board, seen[[1, 0, 3, 2]]).astype(np.float64)
+    assert not _sane(mirrored, sheet)
+    line = np.array([[1.0, 1.0, 0.0], [2.0, 2.0, 0.0], [0.0, 0.0, 1.0]])
+    assert not _sane(line, sheet)

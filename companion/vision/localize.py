@@ -52,8 +52,9 @@ CORNER_NOISE_PX = 1.0
 
 FloatArray = NDArray[np.float64]
 
-# The smallest determinant (px² per mm²) of a fitted homography's linear part: below it
-# (or negative) the board is collapsed to a line or mirrored, which no camera can see.
+# The smallest area scale (px² per mm²) a fitted homography may have at any corner of the
+# sheet: below it (or negative) the board is collapsed to a line or mirrored there, which
+# no camera can see.
 MIN_HOMOGRAPHY_DET = 1e-9
 
 
@@ -102,7 +103,8 @@ class BoardLocator:
             for mid, centre in layout.centres_mm.items()
         }
         self._last: Localization | None = None
-        self._edges = SheetEdgePlacer(profile.geometry.sheet_mm, self._corners_mm)
+        self._sheet_mm = profile.geometry.sheet_mm
+        self._edges = SheetEdgePlacer(self._sheet_mm, self._corners_mm)
 
     def reset(self) -> None:
         """Forgets the last good homography (the camera was moved on purpose)."""
@@ -200,7 +202,7 @@ class BoardLocator:
         found = self.detect(gray)
         if len(found) >= MIN_MARKERS:
             homography = self._fit(found)
-            if homography is not None and _sane(homography):
+            if homography is not None and _sane(homography, self._sheet_mm):
                 self._last = Localization(homography, tuple(sorted(found)), False, found)
                 return self._last
         last = self._last
@@ -209,15 +211,22 @@ class BoardLocator:
         if frame_bgr is not None and len(found) == PREDICT_MARKERS:
             loose = self._fit(found)
             placed = None if loose is None else self._edges.place(frame_bgr, found, loose)
-            if placed is not None and _sane(placed):
+            if placed is not None and _sane(placed, self._sheet_mm):
                 self._last = Localization(placed, tuple(sorted(found)), False, found)
                 return self._last
         total = len(self._corners_mm)
+        ids = ", ".join(map(str, sorted(found)))
         if not found:
             raise BoardNotFound(f"board not found: none of its {total} markers is visible")
+        if len(found) >= MIN_MARKERS:
+            raise BoardNotFound(
+                f"board not found: {len(found)} of its {total} markers visible (ids {ids}), "
+                "but they place the board mirrored or collapsed: a marker misread or "
+                "printed in the wrong corner?"
+            )
         raise BoardNotFound(
             f"board not found: only {len(found)} of its {total} markers visible "
-            f"(ids {', '.join(map(str, sorted(found)))}; at least {MIN_MARKERS} needed, "
+            f"(ids {ids}; at least {MIN_MARKERS} needed, "
             "or two at opposite corners with the sheet's edges in view)"
         )
 
@@ -236,7 +245,7 @@ class BoardLocator:
         if located.reused or len(located.corners) != len(self._corners_mm) - 1:
             return None
         placed = self._edges.place(frame_bgr, dict(located.corners), located.homography)
-        if placed is None or not _sane(placed):
+        if placed is None or not _sane(placed, self._sheet_mm):
             return None
         self._last = replace(located, homography=placed)
         return self._last
@@ -265,10 +274,26 @@ def _lit_evenly(gray: NDArray[np.uint8]) -> NDArray[np.uint8]:
     return np.asarray(cv2.divide(gray, np.maximum(white, 1), scale=255), dtype=np.uint8)
 
 
-def _sane(homography: FloatArray) -> bool:
-    """Rejects degenerate fits (mirrored or collapsed boards)."""
-    det = float(np.linalg.det(homography[:2, :2]))
-    return bool(np.isfinite(homography).all()) and det > MIN_HOMOGRAPHY_DET
+def _sane(homography: FloatArray, sheet_mm: tuple[float, float]) -> bool:
+    """Rejects degenerate fits: a sheet mirrored or collapsed somewhere, or reaching behind
+    the camera.
+
+    A homography's orientation at a point is the sign of its Jacobian there, det(H) / w³
+    (w: the point's projective depth), not that of its linear part alone: in a steep view
+    the perspective row outweighs it, and a correct fit through three markers, every
+    corner within 2 px, was rejected as mirrored (photoreal 4251 ``img044``, 35° of tilt).
+    """
+    if not np.isfinite(homography).all():
+        return False
+    width, height = sheet_mm
+    corners = np.array(
+        [[0.0, 0.0, 1.0], [width, 0.0, 1.0], [0.0, height, 1.0], [width, height, 1.0]]
+    )
+    depth = corners @ homography[2]
+    if not (np.all(depth > 0) or np.all(depth < 0)):
+        return False  # the sheet crosses the camera's own plane
+    area_scale = float(np.linalg.det(homography)) / depth**3
+    return bool(np.all(area_scale > MIN_HOMOGRAPHY_DET))
 
 
 @dataclass(frozen=True)
