@@ -30,7 +30,7 @@ from companion.vision.floor import (
     FloorModel,
     admit_floor,
     admit_floor_like_its_neighbours,
-    doubt_clipped_floor,
+    doubt_floor_beside_an_arm,
     fit_floor,
     floor_chroma,
     prove_empty,
@@ -1096,46 +1096,36 @@ def test_reach_worked_out_near_the_arm_is_the_whole_views_reach() -> None:
     assert not within_reach(np.zeros((height, width), bool), layout.px_per_mm, 30.0).any()
 
 
-def _clipped_beside_an_arm(cells: list[str], clipped_cells: list[int]) -> CellColour:
-    colour = _colour_board(lambda x, y: 0.0, lambda x, y: 0.0)
-    clipped = np.zeros(256)
-    clipped[clipped_cells] = 0.9
-    return CellColour(colour.lightness, colour.a, colour.b, colour.washed_out, clipped)
-
-
 # The first vat's top-left slot, and the slot beside it.
 SLOT, NEXT_SLOT = (0, 1, 16, 17), (2, 3, 18, 19)
 NO_WALLS = np.zeros(256, dtype=bool)
 
 
-def test_beside_an_arm_a_clipped_cell_proves_no_floor() -> None:
-    # Lit skin with red clipped shows the floor's chroma in green and blue: beside an arm
-    # an empty reading there needs a window with no channel at the limit.
+def test_beside_an_arm_the_floors_colour_proves_no_floor() -> None:
+    # Lit skin shows the floor's chroma (all of it, or what is left with red clipped):
+    # beside an arm an empty reading needs the print or a bare slot mate beyond it.
     cells = ["."] * 256
     cells[3] = "R"
-    colour = _clipped_beside_an_arm(cells, [*SLOT, 3, 40])
-    colour.clipped[2] = 0.3
     near = frozenset({*SLOT, 2, 3})
-    out = doubt_clipped_floor(cells, colour, near, lambda asked: NO_WALLS, PROFILE.slots)
-    assert [out[i] for i in SLOT] == ["?"] * 4  # near the arm and clipped
-    assert out[40] == "."  # clipped, but far from any arm
+    out = doubt_floor_beside_an_arm(cells, near, lambda asked: NO_WALLS, PROFILE.slots)
+    assert [out[i] for i in SLOT] == ["?"] * 4  # near the arm, the whole slot
+    assert out[40] == "."  # far from any arm
     assert out[3] == "R"  # only empty readings are doubted
-    assert out[2] == "."  # near, with most of the window unclipped
+    assert out[2] == "."  # near, but its slot mates beyond the arm's reach are bare
     assert out.count("?") == 4
 
 
 def test_beside_an_arm_a_printed_wall_or_a_bare_slot_mate_keeps_the_floor() -> None:
     cells = ["."] * 256
-    colour = _clipped_beside_an_arm(cells, [*SLOT, *NEXT_SLOT])
     near = frozenset({*SLOT, *NEXT_SLOT})
     walls = NO_WALLS.copy()
     walls[0] = True  # the wall beside the slot's corner cell shows: no arm over it
-    out = doubt_clipped_floor(cells, colour, near, lambda asked: walls, PROFILE.slots)
+    out = doubt_floor_beside_an_arm(cells, near, lambda asked: walls, PROFILE.slots)
     # The corner cell is bare floor, so no tile lies under the rest of its slot.
     assert [out[i] for i in SLOT] == ["."] * 4
     assert [out[i] for i in NEXT_SLOT] == ["?"] * 4
-    colour.clipped[19] = 0.0  # one cell of the next slot shows the floor unclipped
-    out = doubt_clipped_floor(cells, colour, near, lambda asked: walls, PROFILE.slots)
+    # One cell of the next slot beyond the arm's reach, seen bare: the slot is open.
+    out = doubt_floor_beside_an_arm(cells, near - {19}, lambda asked: walls, PROFILE.slots)
     assert [out[i] for i in NEXT_SLOT] == ["."] * 4
 
 

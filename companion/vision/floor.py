@@ -542,26 +542,27 @@ def prove_empty(
     return ["?" if c == "." and unproven[i] else c for i, c in enumerate(cells)]
 
 
-def doubt_clipped_floor(
+def doubt_floor_beside_an_arm(
     cells: list[str],
-    colour: CellColour,
     near_arm: frozenset[int],
     walls_shown: Callable[[Collection[int]], NDArray[np.bool_]],
     slots: Sequence[Sequence[int]],
 ) -> list[str]:
-    """Empty cells near an arm become ``?`` where a channel clipped over most of the window,
-    unless the printed wall beside them shows or another cell of their slot is proven bare.
+    """Empty cells near an arm become ``?`` unless the printed wall beside them shows or
+    another cell of their slot is proven bare.
 
     Skin and the floor are both warm pale colours that differ most in red; lit until red
-    clips, they show the same chroma in what is left, so beside an arm the floor's colour
-    is no proof there.  The wall beside a cell is (an arm over the cell covers it as
-    well), and a tile covers its whole slot: one cell of it seen bare means no tile lies
-    under the others, whatever covers them.  ``walls_shown`` tells, for the cells given,
-    whether the wall beside each shows (:meth:`~companion.vision.walls.CellWalls.shown`):
-    it is asked only about cells in doubt.
+    clips, they show the same chroma in what is left, and pale skin under a warm lamp
+    shows it whole (photoreal 4251 ``occ048``: the lit half of a hand, 2 to 3 Lab units
+    from the floor, was read as seven bare cells of two slots).  So beside an arm the
+    floor's colour is no proof.  The wall beside a cell is (an arm over the cell covers
+    it as well), and a tile covers its whole slot: one cell of it seen bare means no tile
+    lies under the others, whatever covers them.  ``walls_shown`` tells, for the cells
+    given, whether the wall beside each shows
+    (:meth:`~companion.vision.walls.CellWalls.shown`): it is asked only about cells in
+    doubt.
     """
-    clipped = colour.clipped >= CLIPPED_MIN
-    suspects = [i for i, c in enumerate(cells) if c == "." and i in near_arm and clipped[i]]
+    suspects = [i for i, c in enumerate(cells) if c == "." and i in near_arm]
     if not suspects:
         return list(cells)
     walls = walls_shown(suspects)
@@ -685,7 +686,7 @@ __all__ = [
     "ToAnalysis",
     "admit_floor",
     "admit_floor_like_its_neighbours",
-    "doubt_clipped_floor",
+    "doubt_floor_beside_an_arm",
     "doubt_lone_clipped_floor",
     "fit_floor",
     "floor_chroma",

@@ -45,7 +45,7 @@ from companion.vision.floor import (
     FloorModel,
     admit_floor,
     admit_floor_like_its_neighbours,
-    doubt_clipped_floor,
+    doubt_floor_beside_an_arm,
     doubt_lone_clipped_floor,
     fit_floor,
     floor_colour,
@@ -607,8 +607,8 @@ class BoardReader:
             cells = _hide(
                 cells, with_bare_slot_mates(cells, skin_over_ink(cells, skin, near), slots)
             )
-            cells = doubt_clipped_floor(
-                cells, colour, near, lambda asked: self.walls.shown(view, asked), slots
+            cells = doubt_floor_beside_an_arm(
+                cells, near, lambda asked: self.walls.shown(view, asked), slots
             )
         cells = self._read_washed_tiles(
             cells, colour, floor, view, sorted_.balanced, gains, shows_edge, near, shows_own_edge

@@ -1,12 +1,12 @@
 """Bare floor beside an arm, proven by the vat wall printed next to it.
 
 Lit until the sensor clips its red, an arm's skin shows the floor's chroma in what is
-left, so beside an arm the floor's colour proves nothing (see
-:func:`~companion.vision.floor.doubt_clipped_floor`).  What skin cannot show is the board's
-print: every cell on a vat's rim lies against the dark wall between vats, and where the
-wall shows all along the cell's side, darker than the cell by most of the printed step,
-nothing reaches over that side.  An arm over the cell covers the wall too, and shows skin
-on both sides of where the wall should be.
+left, and pale skin under a warm lamp shows it whole, so beside an arm the floor's colour
+proves nothing (see :func:`~companion.vision.floor.doubt_floor_beside_an_arm`).  What skin
+cannot show is the board's print: every cell on a vat's rim lies against the dark wall
+between vats, and where the wall shows all along the cell's side, darker than the cell by
+most of the printed step, nothing reaches over that side.  An arm over the cell covers the
+wall too, and shows skin on both sides of where the wall should be.
 """
 
 from __future__ import annotations
