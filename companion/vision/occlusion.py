@@ -65,9 +65,9 @@ BODY_UNKNOWN_OVER_CELLS_MIN = 0.2
 # lies by its soft edges, which hide the print as well (45 mm at most over the shadows
 # seen; the bodies of the darkest arms, which only this search finds, 58 mm and more).
 DARK_BODY_MIN_WIDTH_MM = 50.0
-# ... unless it hides the tiles' colours as well, as a shadow never does: over the fish
+# ... unless it hides the tiles' colours as well, as a shadow does not: over the fish
 # cells this share of it shows no species' colour (a dark arm 44 mm across showed 0.86;
-# the hard shadows that hid the print across 700 generated frames, 0.06 to 0.12: the
+# the two shadows that hid the print across 700 generated frames, 0.12 and 0.18: the
 # tiles keep their colour in a shadow, darker).
 DARK_BODY_UNKNOWN_OVER_CELLS_MIN = 0.5
 # Connected regions are found on a view reduced by this factor (a hand is large).
