@@ -314,6 +314,15 @@ def test_an_arm_the_lamps_fit_took_for_a_lamp_is_looked_for_under_one_balance() 
     _read_safely(81125, arm=True)
 
 
+def test_a_warm_lamps_tint_is_not_searched_for_an_arm_under_one_balance() -> None:
+    """The clear frame of ``bench vision --conditions --seed 82001`` lit orange on one
+    side, every marker seen, no sample of the sheet set aside: under the single balance
+    the tinted sheet reached the view's edge like a dark body, and 193 cells and 28 worker
+    spaces were left unread for an arm that was not there."""
+    state, _ = _read_safely(82148, arm=False)
+    assert state.cells.count("?") == 0
+
+
 @pytest.mark.parametrize("seed", [24021, 24059])
 def test_a_lamp_arms_deep_shadow_across_the_tiles_is_no_arm(seed: int) -> None:
     """Clear frames (``--conditions --seed 24001``) crossed by a lamp arm's hard shadow

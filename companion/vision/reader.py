@@ -185,6 +185,7 @@ class BoardReader:
         # Every 7th pixel of the bare sheet ring, as flat indices (a mask is slow to apply).
         self._ring_samples = np.flatnonzero(self.layout.ring_mask)[::7]
         self._locator = BoardLocator(profile)
+        self._marker_ids = frozenset(profile.markers.centres_mm)
         self._windows = CellWindows(self.layout.cell_labels, profile, self.layout.bonus_rings)
         self._cell_pixels = LabelledPixels(self.layout.cell_labels)
         g = profile.geometry
@@ -478,14 +479,17 @@ class BoardReader:
             # reach in elsewhere (the darkest skin, lit, is as dark as a red in shadow).
             hand, _ = self._arm_or_shadow(arm(without_skin=True), view)
         other: _Classified | None = None  # the balance set aside: tiles must show in it too
-        if light.varies:
-            # The sheet's colour seemed to change: an arm can pass for a second lamp, and
-            # the balance fitted to it can hide the arm's skin, all of it or all but its
-            # edge (the fit may set none of the sheet's samples aside for it: conditions
-            # 81125, an arm over a corner's marker, was missed).  Under the single
-            # balance, look for its skin again, and keep whichever balance shows more of
-            # an arm over the grid.  (A second lamp's tint along the sheet's edge is no
-            # arm's colour to follow.)
+        covered = light.set_aside > 0 or len(loc.marker_ids) < len(self._marker_ids)
+        if light.varies and covered:
+            # Something covered part of the sheet (the light's fit set some of its
+            # samples aside, or a marker is hidden) while its colour seemed to change: an
+            # arm can pass for a second lamp, and the balance fitted to it can hide the
+            # arm's skin, all of it or all but its edge (conditions 81125: an arm over a
+            # corner's marker, fitted as a lamp with no sample set aside, was missed).
+            # Under the single balance, look for its skin again, and keep whichever
+            # balance shows more of an arm over the grid.  (A second lamp's tint along
+            # the sheet's edge is no arm's colour to follow, and under one balance a warm
+            # lamp's tint can reach the view's edge like a body: conditions 82148.)
             single_light = SheetLight(sheet, None)
             part = self._single_balance_of_part(view, sheet)
             single_hand, single_shadow = self._arm_or_shadow(
