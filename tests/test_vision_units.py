@@ -701,6 +701,15 @@ def _colour_board(a_at, b_at, lightness: float = 200.0) -> CellColour:  # type: 
     )
 
 
+def _flat_floor() -> FloorModel:
+    """The print's nominal floor (a 0, b 15) everywhere, under one light that does not
+    drift with brightness."""
+    path = np.linspace(0.0, 255.0, 5)[None, :]
+    still = np.zeros((1, 5))
+    one_light = np.zeros(256, dtype=np.intp)
+    return FloorModel(np.zeros(256), np.full(256, 15.0), path, still, still, one_light)
+
+
 def _no_clipping(raw):  # type: ignore[no-untyped-def]
     return cv2.cvtColor(raw, cv2.COLOR_BGR2Lab)
 
@@ -717,10 +726,7 @@ def test_the_floor_is_followed_across_a_board_lit_warm_on_one_side() -> None:
     assert out[off] == "?"
     assert out.count("?") == 1
     # Against the print's nominal colour alone, the warm side would not be proven empty.
-    flat_path = np.linspace(0.0, 255.0, 5)[None, :]
-    no_drift = np.zeros((1, 5))
-    one_light = np.zeros(256, dtype=np.intp)
-    flat = FloorModel(np.zeros(256), np.full(256, 15.0), flat_path, no_drift, no_drift, one_light)
+    flat = _flat_floor()
     assert prove_empty(cells, colour, flat, WINDOWS).count("?") > 20
 
 
@@ -1134,11 +1140,7 @@ def test_a_lone_clipped_floor_cell_proves_no_open_slot_beside_a_yellow_mate() ->
 
     # The floor's colour everywhere (a 0, b 15): each slot's one empty reading is proven.
     colour = _colour_board(lambda x, y: 0.0, lambda x, y: 15.0)
-    path = np.linspace(0.0, 255.0, 5)[None, :]
-    still = np.zeros((1, 5))
-    floor = FloorModel(
-        np.zeros(256), np.full(256, 15.0), path, still, still, np.zeros(256, dtype=np.intp)
-    )
+    floor = _flat_floor()
     cells = ["."] * 256
     for i in (1, 16, 17, 3, 18, 19):
         cells[i] = "?"

@@ -596,16 +596,21 @@ def doubt_lone_clipped_floor(
     their colour's: beside them, the proof stands.
     """
     clipped = colour.clipped >= CLIPPED_MIN
-    off_floor = floor_offset_in_shade(colour, floor) > LONE_CLIPPED_MATE_OFFSET_MIN
-    out = list(cells)
+    lone: list[tuple[int, list[int]]] = []  # each such cell, and its unread slot mates
     for slot in slots:
-        empty = [i for i in slot if out[i] == "."]
+        empty = [i for i in slot if cells[i] == "."]
         if len(empty) != 1 or not clipped[empty[0]]:
             continue
         others = [i for i in slot if i != empty[0]]
-        unread = all(out[i] == "?" and i not in hidden for i in others)
-        if unread and any(off_floor[i] for i in others):
-            out[empty[0]] = "?"
+        if all(cells[i] == "?" and i not in hidden for i in others):
+            lone.append((empty[0], others))
+    out = list(cells)
+    if not lone:  # most frames: the floor's offsets are not needed
+        return out
+    off_floor = floor_offset_in_shade(colour, floor) > LONE_CLIPPED_MATE_OFFSET_MIN
+    for cell, others in lone:
+        if any(off_floor[i] for i in others):
+            out[cell] = "?"
     return out
 
 

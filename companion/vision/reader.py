@@ -185,7 +185,6 @@ class BoardReader:
         # Every 7th pixel of the bare sheet ring, as flat indices (a mask is slow to apply).
         self._ring_samples = np.flatnonzero(self.layout.ring_mask)[::7]
         self._locator = BoardLocator(profile)
-        self._marker_ids = frozenset(profile.markers.centres_mm)
         self._windows = CellWindows(self.layout.cell_labels, profile, self.layout.bonus_rings)
         self._cell_pixels = LabelledPixels(self.layout.cell_labels)
         g = profile.geometry
@@ -479,7 +478,8 @@ class BoardReader:
             # reach in elsewhere (the darkest skin, lit, is as dark as a red in shadow).
             hand, _ = self._arm_or_shadow(arm(without_skin=True), view)
         other: _Classified | None = None  # the balance set aside: tiles must show in it too
-        covered = light.set_aside > 0 or len(loc.marker_ids) < len(self._marker_ids)
+        hidden_marker = len(loc.marker_ids) < len(self.profile.markers.centres_mm)
+        covered = light.set_aside > 0 or hidden_marker
         if light.varies and covered:
             # Something covered part of the sheet (the light's fit set some of its
             # samples aside, or a marker is hidden) while its colour seemed to change: an
