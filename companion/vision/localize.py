@@ -55,7 +55,7 @@ FloatArray = NDArray[np.float64]
 # The smallest area scale (px² per mm²) a fitted homography may have at any corner of the
 # sheet: below it (or negative) the board is collapsed to a line or mirrored there, which
 # no camera can see.
-MIN_HOMOGRAPHY_DET = 1e-9
+MIN_SHEET_AREA_SCALE = 1e-9
 
 
 class BoardNotFound(Exception):
@@ -293,7 +293,7 @@ def _sane(homography: FloatArray, sheet_mm: tuple[float, float]) -> bool:
     if not (np.all(depth > 0) or np.all(depth < 0)):
         return False  # the sheet crosses the camera's own plane
     area_scale = float(np.linalg.det(homography)) / depth**3
-    return bool(np.all(area_scale > MIN_HOMOGRAPHY_DET))
+    return bool(np.all(area_scale > MIN_SHEET_AREA_SCALE))
 
 
 @dataclass(frozen=True)
