@@ -167,6 +167,43 @@ def test_two_markers_found_say_where_to_look_for_the_others(photos) -> None:  # 
         assert np.abs(detected[marker] - whole[marker]).max() <= 2.0
 
 
+def test_two_markers_at_one_side_lead_to_the_others_when_their_squares_are_small(photos) -> None:  # type: ignore[no-untyped-def]
+    """Two markers at one side predict the far ones loosely: with their squares a tenth
+    too small (as the detector finds small, blurred ones) the fit puts the far markers more
+    than a side off, and their windows must still hold them."""
+    locator = BoardLocator(PROFILE)
+    for photo in photos:
+        gray = cv2.cvtColor(photo.image, cv2.COLOR_BGR2GRAY)
+        whole = locator._markers(gray, 1.0)
+        assert len(whole) == 4
+        for pair in ((0, 1), (1, 2), (2, 3), (3, 0)):
+            two = {k: (whole[k] - whole[k].mean(0)) * 0.9 + whole[k].mean(0) for k in pair}
+            found = locator._search_missing(gray, two, 1.0)
+            assert sorted(found) == sorted(set(range(4)) - set(pair)), pair
+            for marker, corners in found.items():
+                assert np.abs(corners - whole[marker]).max() < 0.5
+
+
+def test_a_blurred_marker_whose_bits_the_default_sampling_misreads_is_found(photos) -> None:  # type: ignore[no-untyped-def]
+    """A small marker blurred until the detector's default sampling misreads its bits is
+    still read where the other three put it, from the middle of each of its cells."""
+    photo = photos[1]
+    gray = cv2.cvtColor(photo.image, cv2.COLOR_BGR2GRAY)
+    locator = BoardLocator(PROFILE)
+    whole = locator._markers(gray, 1.0)
+    marker = 0
+    x0, y0 = whole[marker].min(axis=0).astype(int) - 6
+    x1, y1 = whole[marker].max(axis=0).astype(int) + 6
+    blurred = gray.copy()
+    blurred[y0:y1, x0:x1] = cv2.GaussianBlur(gray, (0, 0), 2.0)[y0:y1, x0:x1]
+    assert marker not in locator._markers(blurred, 1.0)  # the default look misreads it
+    others = {k: v for k, v in whole.items() if k != marker}
+    found = locator._search_missing(blurred, others, 1.0)
+    assert list(found) == [marker]
+    assert np.abs(found[marker] - whole[marker]).max() < 1.5
+    assert sorted(locator.detect(blurred)) == [0, 1, 2, 3]
+
+
 def test_the_quick_first_look_puts_markers_where_the_default_look_does(photos) -> None:  # type: ignore[no-untyped-def]
     """The first look thresholds with one window size only: what it finds must lie at the
     corners the detector's default windows give, and what it misses is still found."""

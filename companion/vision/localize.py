@@ -33,6 +33,16 @@ SCALES = (0.5, 0.75, 1.0)
 # put it: a window this many marker sides beyond the predicted square on every side (room
 # for the quiet zone, a misfit of the first homography and the detector's own border).
 SEARCH_MARGIN_SIDES = 1.0
+# Two markers at one side of the sheet put the far ones less surely: in a steep view
+# (photoreal 4251 occ056) the two-marker fit put a far marker a whole side off, half of it
+# outside the one-side window.
+SEARCH_MARGIN_SIDES_FROM_TWO = 2.0
+# Where a marker is expected and the full-size frame still hides it, its bits are sampled
+# again from the middle of each cell: this share of a cell's side at each border is left
+# out (the detector's default, 0.13, takes in the blur between cells).  A small, steep
+# marker whose cells span a few pixels each decodes only so (photoreal 4251 occ056: 25 px
+# wide, its square found but its bits misread by the default sampling).
+EXPECTED_MARKER_CELL_MARGIN = 0.3
 # The first look at the half-size image thresholds it with one window size (px) instead of
 # the detector's default three: a board in focus shows all its markers to it, at a third
 # of the cost.  Any marker it misses is looked for again with the default windows.
@@ -96,6 +106,9 @@ class BoardLocator:
         quick.adaptiveThreshWinSizeMin = FIRST_LOOK_WINDOW_PX
         quick.adaptiveThreshWinSizeMax = FIRST_LOOK_WINDOW_PX
         self._first_look = cv2.aruco.ArucoDetector(dictionary, quick)
+        close = cv2.aruco.DetectorParameters()
+        close.perspectiveRemoveIgnoredMarginPerCell = EXPECTED_MARKER_CELL_MARGIN
+        self._close_look = cv2.aruco.ArucoDetector(dictionary, close)
         half = layout.side_mm / 2
         offsets = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
         self._corners_mm: dict[int, FloatArray] = {
@@ -150,6 +163,8 @@ class BoardLocator:
         if homography is None:
             return {}
         height, width = image.shape
+        two = len(found) <= PREDICT_MARKERS
+        margin = SEARCH_MARGIN_SIDES_FROM_TWO if two else SEARCH_MARGIN_SIDES
         more: dict[int, FloatArray] = {}
         for mid in sorted(set(self._corners_mm) - set(found)):
             pts = self._corners_mm[mid].reshape(-1, 1, 2)
@@ -157,14 +172,17 @@ class BoardLocator:
             if not np.isfinite(quad).all():
                 continue
             side = float(np.max(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1)))
-            pad = side * SEARCH_MARGIN_SIDES
+            pad = side * margin
             x0, y0 = (max(int(v - pad), 0) for v in quad.min(axis=0))
             x1, y1 = (int(v + pad) + 1 for v in quad.max(axis=0))
             x1, y1 = min(x1, width), min(y1, height)
             if x1 - x0 < side or y1 - y0 < side:
                 continue  # predicted off the frame
             window = np.ascontiguousarray(image[y0:y1, x0:x1])
-            seen = self._markers(_scaled(window, scale / image_scale), 1 / scale)
+            window = _scaled(window, scale / image_scale)
+            seen = self._markers(window, 1 / scale)
+            if mid not in seen and scale == SCALES[-1]:
+                seen = self._markers(window, 1 / scale, self._close_look)
             if mid in seen:
                 more[mid] = seen[mid] + np.array([x0, y0], dtype=np.float64) / image_scale
         return more
