@@ -137,6 +137,22 @@ def test_only_clipped_cells_are_proven_by_their_outline() -> None:
     assert set(cells) == {"?"}
 
 
+def test_clipped_floor_bent_off_the_floors_chroma_is_proven_by_a_quiet_outline() -> None:
+    # Clipping two channels bends the floor's chroma past the colour proof's 4 Lab units
+    # (photoreal glare: up to 7): a quiet outline still proves the slot bare; a cell
+    # further off than clipped floor lies is left to the other passes.
+    colour, floor = _glare()
+    for offset, proven in ((6.0, True), (10.0, False)):
+        bent = replace(
+            colour, b=colour.b + np.where(np.isin(np.arange(GRID * GRID), FAR), offset, 0)
+        )
+        cells = prove_floor_by_outline(
+            ["?"] * (GRID * GRID), bent, floor, OUTLINES, _frame([]), HOMOGRAPHY
+        )
+        assert [cells[i] for i in FAR] == (["."] * 4 if proven else ["?"] * 4), offset
+        assert [cells[i] for i in LEFT] == ["."] * 4
+
+
 def test_cells_under_an_arm_are_never_proven() -> None:
     cells = _prove(_frame([]), hidden=frozenset({FAR[0]}))
     assert [cells[i] for i in FAR] == ["?"] * 4
