@@ -148,7 +148,7 @@ def reduced_hand_mask(
     ``REDUCE``-th pixel (``lab`` stays whole), as a region of the whole view
     (``full_shape``): a view classified only there is searched as well."""
     s = layout.px_per_mm / REDUCE
-    ring, outer = layout.ring_mask[::REDUCE, ::REDUCE], layout.outer_mask[::REDUCE, ::REDUCE]
+    ring, outer, _ = layout.masks_every(REDUCE)
     nothing = np.zeros(small.shape, dtype=bool)
     if without_skin:
         patch = reaching = nothing
@@ -351,7 +351,7 @@ def _skinless_body(
 ) -> NDArray[np.bool_]:
     """An arm's body found without its skin (:func:`_body_reaching_in`): of any colour
     first, then, given ``hides_print``, too dark for colour where it hides the print."""
-    cells = layout.cell_mask[::REDUCE, ::REDUCE]
+    cells = layout.masks_every(REDUCE).cells
     body = _body_reaching_in(classes, outer, cells, px_per_mm, surround)
     if not body.any() and hides_print is not None:
         body = _body_reaching_in(classes, outer, cells, px_per_mm, surround, hides_print)
