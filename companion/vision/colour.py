@@ -290,7 +290,9 @@ def white_balance(
         return within_limit(np.asarray(lifted, np.float32))
     out = np.asarray(cv2.transform(image, np.diag(gains)), dtype=np.uint8)
     if lifted_px:  # most frames lift none: the search for them costs a millisecond
-        at = np.flatnonzero(over)  # flat indices: far faster than 2-D ones
+        # Flat indices of a boolean mask: far faster than 2-D ones, and numpy finds those of
+        # a boolean mask ten times faster than those of an 8-bit one (0.04 against 0.4 ms).
+        at = np.flatnonzero(over.view(np.bool_))
         flat = out.reshape(-1, 3)
         flat[at] = within_limit(image.reshape(-1, 3)[at][:, None, :] * gains)[:, 0, :]
     return out
@@ -315,13 +317,14 @@ def _balance_gains(observed_sheet: NDArray[np.float64], model: ColourModel) -> N
 
 
 def _lifted(image: NDArray[np.uint8], gains: NDArray[np.float64]) -> NDArray[np.uint8]:
-    """255 where the ``gains`` lift a pixel of ``image`` past the 8-bit limit, else 0."""
+    """1 where the ``gains`` lift a pixel of ``image`` past the 8-bit limit, else 0 (so
+    that it may be read as a boolean mask)."""
     over = np.zeros(image.shape[:2], np.uint8)
     for channel, gain in enumerate(gains.tolist()):
         if gain > 1.0:  # only a gain above one lifts a pixel past the limit
             limit = int(np.floor(255.0 / gain))
             _, above = cv2.threshold(
-                cv2.extractChannel(image, channel), limit, 255, cv2.THRESH_BINARY
+                cv2.extractChannel(image, channel), limit, 1, cv2.THRESH_BINARY
             )
             over |= np.asarray(above, np.uint8)
     return over
