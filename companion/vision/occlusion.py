@@ -382,7 +382,8 @@ def _body_reaching_in(
     last = PixelClass.UNKNOWN if hides_print is None else PixelClass.DARK
     unexplained = cv2.inRange(classes, int(PixelClass.B), int(last))
     area_px = HAND_MIN_AREA_MM2 * px_per_mm * px_per_mm
-    if np.count_nonzero(unexplained[outer]) < area_px:  # most frames: the edge is bare
+    on_band = cv2.bitwise_and(unexplained, outer.view(np.uint8))  # 0 or 1
+    if cv2.countNonZero(on_band) < area_px:  # most frames: the edge is bare
         return body
     broad = cv2.morphologyEx(unexplained, cv2.MORPH_OPEN, _disc(_hand_width_px(px_per_mm)))
     _, parts = _labelled(_u8(broad))
