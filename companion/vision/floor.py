@@ -193,13 +193,18 @@ class CellColour:
             np.ascontiguousarray(raw[windows.box]), SENSOR_LIMIT - 1, 1, cv2.THRESH_BINARY
         )
         each = np.asarray(limited, dtype=np.uint8)
-        blue, green, red = cv2.split(each)
-        at_limit = cv2.add(cv2.add(blue, green), red)
-        yellow = _yellow_clipped(red, green, balanced[windows.box])
-        # Every share at once, from one integral image of all six flags.
-        two, one = (np.asarray(at_limit >= k, dtype=np.uint8) for k in (2, 1))
-        flags = cv2.merge([two, one, yellow, blue, green, red])
-        shares = windows.means_in_box(np.asarray(flags, dtype=np.uint8))
+        if cv2.countNonZero(each.reshape(each.shape[0], -1)) == 0:
+            # Nothing at the limit (half the frames): every share is zero, without the
+            # integral image of six flags that measures them (a third of this step).
+            shares = np.zeros((len(means), 6))
+        else:
+            blue, green, red = cv2.split(each)
+            at_limit = cv2.add(cv2.add(blue, green), red)
+            yellow = _yellow_clipped(red, green, balanced[windows.box])
+            # Every share at once, from one integral image of all six flags.
+            two, one = (np.asarray(at_limit >= k, dtype=np.uint8) for k in (2, 1))
+            flags = cv2.merge([two, one, yellow, blue, green, red])
+            shares = windows.means_in_box(np.asarray(flags, dtype=np.uint8))
         return cls(
             means[:, 0],
             means[:, 1] - 128.0,
