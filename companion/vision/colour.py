@@ -384,12 +384,11 @@ def classify(
 ) -> tuple[NDArray[np.uint8], NDArray[np.bool_], NDArray[np.bool_]]:
     """Per pixel of an 8-bit Lab image: its class, lit skin, and skin lit or shaded."""
     # The table index (band << 16 | a << 8 | b), packed as four bytes read little-endian:
-    # b, a, the lightness's band and a spare zero, copied in place in one call.
-    rows, cols = lab.shape[:2]
-    band = cv2.LUT(cv2.extractChannel(lab, 0), _BANDS).reshape(rows, cols, 1)
-    spare = np.zeros((rows, cols, 1), dtype=np.uint8)
-    packed = np.empty((rows, cols, 4), dtype=np.uint8)
-    cv2.mixChannels([lab, band, spare], [packed], [2, 0, 1, 1, 3, 2, 4, 3])
+    # b, a, the lightness's band and a spare zero.  Split and merged: OpenCV's merge of
+    # whole planes takes half the time its mixChannels takes to pick the same bytes.
+    lightness, a, b = cv2.split(lab)
+    band = cv2.LUT(lightness, _BANDS)
+    packed = np.asarray(cv2.merge([b, a, band, np.zeros_like(band)]), dtype=np.uint8)
     key = packed.view("<u4")[..., 0]
     flagged = table.ravel().take(key)
     return (flagged & 0x3F).astype(np.uint8, copy=False), flagged >= 0x80, (flagged & 0x40) > 0
