@@ -365,16 +365,21 @@ def _with_plane(
     plane is fitted alone and the path stands as traced."""
     chosen = np.flatnonzero(windows.read_empty(cells) & (colour.washed_out < WASHED_OUT_MIN))
     moves_a, moves_b = path.expected(colour.lightness)  # the path's move at each cell
-    step = np.c_[moves_a, moves_b]
+    step = np.column_stack([moves_a, moves_b])
     moved = np.hypot(step[chosen, 0], step[chosen, 1]) >= PATH_FIT_STEP_MIN
     fitted = None
     if moved.sum() >= FLOOR_FIT_MIN_CELLS:
-        seen = np.c_[colour.a, colour.b]
+        seen = np.column_stack([colour.a, colour.b])
         # One least-squares fit: a plane per channel in (x, y) and the path's scale, shared.
         design = windows.design[chosen]
         zeros = np.zeros_like(design)
-        rows = np.r_[np.c_[design, zeros, step[chosen, 0]], np.c_[zeros, design, step[chosen, 1]]]
-        seen_both = np.r_[seen[chosen, 0], seen[chosen, 1]]
+        rows = np.concatenate(
+            [
+                np.column_stack([design, zeros, step[chosen, 0]]),
+                np.column_stack([zeros, design, step[chosen, 1]]),
+            ]
+        )
+        seen_both = np.concatenate([seen[chosen, 0], seen[chosen, 1]])
         solution, *_ = np.linalg.lstsq(rows, seen_both, rcond=None)
         scale = float(np.clip(solution[-1], 0.0, 1.0))
         fitted = _robust_plane(windows, chosen, seen - scale * step)
@@ -413,7 +418,7 @@ def _floor_plane(
     """A plane in (x, y) fitted to the chroma of the cells read empty, dropping cells off it
     (a washed tile read as floor) and fitting again; the printed colour if too few remain."""
     chosen = windows.read_empty(cells) & (colour.washed_out < WASHED_OUT_MIN)
-    fitted = _robust_plane(windows, np.flatnonzero(chosen), np.c_[colour.a, colour.b])
+    fitted = _robust_plane(windows, np.flatnonzero(chosen), np.column_stack([colour.a, colour.b]))
     if fitted is None:
         return np.full(CELLS, printed_floor_ab[0]), np.full(CELLS, printed_floor_ab[1])
     return np.asarray(fitted[:, 0]), np.asarray(fitted[:, 1])

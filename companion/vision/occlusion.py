@@ -387,7 +387,7 @@ def _body_reaching_in(
         return body
     broad = cv2.morphologyEx(unexplained, cv2.MORPH_OPEN, _disc(_hand_width_px(px_per_mm)))
     _, parts = _labelled(_u8(broad))
-    rim = np.unique(np.r_[parts[0], parts[-1], parts[:, 0], parts[:, -1]])
+    rim = np.unique(np.concatenate([parts[0], parts[-1], parts[:, 0], parts[:, -1]]))
     body_px = BODY_MIN_AREA_MM2 * px_per_mm * px_per_mm
     for label in rim[rim > 0].tolist():
         part = parts == label
