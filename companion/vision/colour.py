@@ -375,6 +375,8 @@ def drop_cool_where_red_clipped(classes: NDArray[np.uint8], view_bgr: NDArray[np
     # Masks by OpenCV on the whole view: this runs on every frame.  Blue and green are
     # neighbouring classes, so one range takes both.
     red_clipped = cv2.inRange(cv2.extractChannel(view_bgr, 2), SENSOR_LIMIT, 255)
+    if cv2.countNonZero(red_clipped) == 0:  # half the frames: no glare, nothing to drop
+        return
     cool = cv2.inRange(classes, int(PixelClass.B), int(PixelClass.G))
     classes[cv2.bitwise_and(red_clipped, cool).view(bool)] = PixelClass.UNKNOWN
 
