@@ -319,15 +319,12 @@ def _balance_gains(observed_sheet: NDArray[np.float64], model: ColourModel) -> N
 def _lifted(image: NDArray[np.uint8], gains: NDArray[np.float64]) -> NDArray[np.uint8]:
     """1 where the ``gains`` lift a pixel of ``image`` past the 8-bit limit, else 0 (so
     that it may be read as a boolean mask)."""
-    over = np.zeros(image.shape[:2], np.uint8)
-    for channel, gain in enumerate(gains.tolist()):
-        if gain > 1.0:  # only a gain above one lifts a pixel past the limit
-            limit = int(np.floor(255.0 / gain))
-            _, above = cv2.threshold(
-                cv2.extractChannel(image, channel), limit, 1, cv2.THRESH_BINARY
-            )
-            over |= np.asarray(above, np.uint8)
-    return over
+    # Only a gain above one lifts a pixel past the limit: each channel's highest level
+    # that stays within it, and one pass over the image for all three channels.
+    highest = tuple(int(np.floor(255.0 / g)) if g > 1.0 else 255 for g in gains.tolist())
+    within = cv2.inRange(image, (0, 0, 0), highest)
+    _, over = cv2.threshold(within, 0, 1, cv2.THRESH_BINARY_INV)
+    return np.asarray(over, dtype=np.uint8)
 
 
 def lab_scale(lightness_8bit: LightnessT) -> LightnessT:
