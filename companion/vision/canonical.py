@@ -7,6 +7,7 @@ linearly to pixels, whatever the camera pose.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -31,6 +32,15 @@ SHEET_BAND_FROM_EDGE_MM = (8.0, 36.0)
 SHEET_BAND_MARKER_CLEARANCE_MM = 40.0
 
 
+class SheetMasks(NamedTuple):
+    """The layout's masks of the bare sheet, the outer band and the cells' windows, at
+    every n-th pixel of the view (see :meth:`CanonicalLayout.masks_every`)."""
+
+    ring: NDArray[np.bool_]
+    outer: NDArray[np.bool_]
+    cells: NDArray[np.bool_]
+
+
 @dataclass(frozen=True)
 class CanonicalLayout:
     """Pixel geometry of the canonical view for one profile."""
@@ -43,6 +53,9 @@ class CanonicalLayout:
     ring_mask: NDArray[np.bool_] = field(init=False)  # sheet outside grid and markers
     bonus_rings: NDArray[np.int32] = field(init=False)  # ring around each bonus icon, or -1
     outer_mask: NDArray[np.bool_] = field(init=False)  # bare sheet no piece can lean over
+    _every: dict[int, SheetMasks] = field(
+        init=False, default_factory=dict, repr=False, compare=False
+    )
 
     @property
     def worker_strip_px(self) -> int:
@@ -106,6 +119,21 @@ class CanonicalLayout:
         ring[:, :edge] = False
         ring[:, -edge:] = False
         set_(self, "outer_mask", outer & ring)
+
+    def masks_every(self, step: int) -> SheetMasks:
+        """The sheet's masks at every ``step``-th pixel, each copied whole once: the arm
+        search combines them several times a frame at a reduced scale, and masks read
+        through strides are several times slower to combine."""
+        masks = self._every.get(step)
+        if masks is None:
+            masks = SheetMasks(
+                *(
+                    np.ascontiguousarray(mask[::step, ::step])
+                    for mask in (self.ring_mask, self.outer_mask, self.cell_mask)
+                )
+            )
+            self._every[step] = masks
+        return masks
 
     def warp(self, frame: NDArray[np.uint8], homography: NDArray[np.float64]) -> NDArray[np.uint8]:
         """The frame resampled into this view (``homography`` maps mm to frame pixels)."""

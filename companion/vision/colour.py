@@ -290,7 +290,9 @@ def white_balance(
         return within_limit(np.asarray(lifted, np.float32))
     out = np.asarray(cv2.transform(image, np.diag(gains)), dtype=np.uint8)
     if lifted_px:  # most frames lift none: the search for them costs a millisecond
-        at = np.flatnonzero(over)  # flat indices: far faster than 2-D ones
+        # Flat indices of a boolean mask: far faster than 2-D ones, and numpy finds those of
+        # a boolean mask ten times faster than those of an 8-bit one (0.04 against 0.4 ms).
+        at = np.flatnonzero(over.view(np.bool_))
         flat = out.reshape(-1, 3)
         flat[at] = within_limit(image.reshape(-1, 3)[at][:, None, :] * gains)[:, 0, :]
     return out
@@ -315,16 +317,14 @@ def _balance_gains(observed_sheet: NDArray[np.float64], model: ColourModel) -> N
 
 
 def _lifted(image: NDArray[np.uint8], gains: NDArray[np.float64]) -> NDArray[np.uint8]:
-    """255 where the ``gains`` lift a pixel of ``image`` past the 8-bit limit, else 0."""
-    over = np.zeros(image.shape[:2], np.uint8)
-    for channel, gain in enumerate(gains.tolist()):
-        if gain > 1.0:  # only a gain above one lifts a pixel past the limit
-            limit = int(np.floor(255.0 / gain))
-            _, above = cv2.threshold(
-                cv2.extractChannel(image, channel), limit, 255, cv2.THRESH_BINARY
-            )
-            over |= np.asarray(above, np.uint8)
-    return over
+    """1 where the ``gains`` lift a pixel of ``image`` past the 8-bit limit, else 0 (so
+    that it may be read as a boolean mask)."""
+    # Only a gain above one lifts a pixel past the limit: each channel's highest level
+    # that stays within it, and one pass over the image for all three channels.
+    highest = tuple(int(np.floor(255.0 / g)) if g > 1.0 else 255 for g in gains.tolist())
+    within = cv2.inRange(image, (0, 0, 0), highest)
+    _, over = cv2.threshold(within, 0, 1, cv2.THRESH_BINARY_INV)
+    return np.asarray(over, dtype=np.uint8)
 
 
 def lab_scale(lightness_8bit: LightnessT) -> LightnessT:
@@ -372,6 +372,8 @@ def drop_cool_where_red_clipped(classes: NDArray[np.uint8], view_bgr: NDArray[np
     # Masks by OpenCV on the whole view: this runs on every frame.  Blue and green are
     # neighbouring classes, so one range takes both.
     red_clipped = cv2.inRange(cv2.extractChannel(view_bgr, 2), SENSOR_LIMIT, 255)
+    if cv2.countNonZero(red_clipped) == 0:  # half the frames: no glare, nothing to drop
+        return
     cool = cv2.inRange(classes, int(PixelClass.B), int(PixelClass.G))
     classes[cv2.bitwise_and(red_clipped, cool).view(bool)] = PixelClass.UNKNOWN
 
@@ -381,12 +383,11 @@ def classify(
 ) -> tuple[NDArray[np.uint8], NDArray[np.bool_], NDArray[np.bool_]]:
     """Per pixel of an 8-bit Lab image: its class, lit skin, and skin lit or shaded."""
     # The table index (band << 16 | a << 8 | b), packed as four bytes read little-endian:
-    # b, a, the lightness's band and a spare zero, copied in place in one call.
-    rows, cols = lab.shape[:2]
-    band = cv2.LUT(cv2.extractChannel(lab, 0), _BANDS).reshape(rows, cols, 1)
-    spare = np.zeros((rows, cols, 1), dtype=np.uint8)
-    packed = np.empty((rows, cols, 4), dtype=np.uint8)
-    cv2.mixChannels([lab, band, spare], [packed], [2, 0, 1, 1, 3, 2, 4, 3])
+    # b, a, the lightness's band and a spare zero.  Split and merged: OpenCV's merge of
+    # whole planes takes half the time its mixChannels takes to pick the same bytes.
+    lightness, a, b = cv2.split(lab)
+    band = cv2.LUT(lightness, _BANDS)
+    packed = np.asarray(cv2.merge([b, a, band, np.zeros_like(band)]), dtype=np.uint8)
     key = packed.view("<u4")[..., 0]
     flagged = table.ravel().take(key)
     return (flagged & 0x3F).astype(np.uint8, copy=False), flagged >= 0x80, (flagged & 0x40) > 0

@@ -193,13 +193,18 @@ class CellColour:
             np.ascontiguousarray(raw[windows.box]), SENSOR_LIMIT - 1, 1, cv2.THRESH_BINARY
         )
         each = np.asarray(limited, dtype=np.uint8)
-        blue, green, red = cv2.split(each)
-        at_limit = cv2.add(cv2.add(blue, green), red)
-        yellow = _yellow_clipped(red, green, balanced[windows.box])
-        # Every share at once, from one integral image of all six flags.
-        two, one = (np.asarray(at_limit >= k, dtype=np.uint8) for k in (2, 1))
-        flags = cv2.merge([two, one, yellow, blue, green, red])
-        shares = windows.means_in_box(np.asarray(flags, dtype=np.uint8))
+        if cv2.countNonZero(each.reshape(each.shape[0], -1)) == 0:
+            # Nothing at the limit (half the frames): every share is zero, without the
+            # integral image of six flags that measures them (a third of this step).
+            shares = np.zeros((len(means), 6))
+        else:
+            blue, green, red = cv2.split(each)
+            at_limit = cv2.add(cv2.add(blue, green), red)
+            yellow = _yellow_clipped(red, green, balanced[windows.box])
+            # Every share at once, from one integral image of all six flags.
+            two, one = (np.asarray(at_limit >= k, dtype=np.uint8) for k in (2, 1))
+            flags = cv2.merge([two, one, yellow, blue, green, red])
+            shares = windows.means_in_box(np.asarray(flags, dtype=np.uint8))
         return cls(
             means[:, 0],
             means[:, 1] - 128.0,
@@ -262,12 +267,10 @@ class FloorModel:
     def expected(self, lightness: FloatArray) -> tuple[FloatArray, FloatArray]:
         """The floor's chroma at each cell, seen as bright as the cell is."""
         rows = self.light_of_cell
-        path = self.path_lightness[rows]
-        steps = path.shape[1]
+        steps = self.path_lightness.shape[1]
         # Each cell's lightness between two points of its path (held at the ends).
-        above = np.clip((path < lightness[:, None]).sum(axis=1), 1, steps - 1)
-        cells = np.arange(len(lightness))
-        low, high = path[cells, above - 1], path[cells, above]
+        above = np.clip(self._points_below(lightness), 1, steps - 1)
+        low, high = self.path_lightness[rows, above - 1], self.path_lightness[rows, above]
         t = np.clip((lightness - low) / np.maximum(high - low, 1e-9), 0.0, 1.0)
 
         def along(values: FloatArray) -> FloatArray:
@@ -275,6 +278,20 @@ class FloorModel:
             return np.asarray(start + t * (end - start), dtype=np.float64)
 
         return self.a + along(self.path_da), self.b + along(self.path_db)
+
+    def _points_below(self, lightness: FloatArray) -> NDArray[np.intp]:
+        """How many points of each cell's path lie below the cell's ``lightness``.
+
+        A path never decreases: under one light its one path is searched, and under
+        several each row's count is where it first reaches the cell's lightness (an
+        argmin stops there; a sum of the whole comparison took three times as long).
+        """
+        if len(self.path_lightness) == 1:
+            found = np.searchsorted(self.path_lightness[0], lightness, side="left")
+            return np.asarray(found, dtype=np.intp)
+        below = self.path_lightness[self.light_of_cell] < lightness[:, None]
+        first_not = np.argmin(below, axis=1)
+        return np.asarray(np.where(below[:, -1], below.shape[1], first_not), dtype=np.intp)
 
 
 def fit_floor(
@@ -348,16 +365,21 @@ def _with_plane(
     plane is fitted alone and the path stands as traced."""
     chosen = np.flatnonzero(windows.read_empty(cells) & (colour.washed_out < WASHED_OUT_MIN))
     moves_a, moves_b = path.expected(colour.lightness)  # the path's move at each cell
-    step = np.c_[moves_a, moves_b]
+    step = np.column_stack([moves_a, moves_b])
     moved = np.hypot(step[chosen, 0], step[chosen, 1]) >= PATH_FIT_STEP_MIN
     fitted = None
     if moved.sum() >= FLOOR_FIT_MIN_CELLS:
-        seen = np.c_[colour.a, colour.b]
+        seen = np.column_stack([colour.a, colour.b])
         # One least-squares fit: a plane per channel in (x, y) and the path's scale, shared.
         design = windows.design[chosen]
         zeros = np.zeros_like(design)
-        rows = np.r_[np.c_[design, zeros, step[chosen, 0]], np.c_[zeros, design, step[chosen, 1]]]
-        seen_both = np.r_[seen[chosen, 0], seen[chosen, 1]]
+        rows = np.concatenate(
+            [
+                np.column_stack([design, zeros, step[chosen, 0]]),
+                np.column_stack([zeros, design, step[chosen, 1]]),
+            ]
+        )
+        seen_both = np.concatenate([seen[chosen, 0], seen[chosen, 1]])
         solution, *_ = np.linalg.lstsq(rows, seen_both, rcond=None)
         scale = float(np.clip(solution[-1], 0.0, 1.0))
         fitted = _robust_plane(windows, chosen, seen - scale * step)
@@ -396,7 +418,7 @@ def _floor_plane(
     """A plane in (x, y) fitted to the chroma of the cells read empty, dropping cells off it
     (a washed tile read as floor) and fitting again; the printed colour if too few remain."""
     chosen = windows.read_empty(cells) & (colour.washed_out < WASHED_OUT_MIN)
-    fitted = _robust_plane(windows, np.flatnonzero(chosen), np.c_[colour.a, colour.b])
+    fitted = _robust_plane(windows, np.flatnonzero(chosen), np.column_stack([colour.a, colour.b]))
     if fitted is None:
         return np.full(CELLS, printed_floor_ab[0]), np.full(CELLS, printed_floor_ab[1])
     return np.asarray(fitted[:, 0]), np.asarray(fitted[:, 1])
@@ -432,7 +454,7 @@ def floor_chroma(colour: CellColour, floor: FloorModel) -> NDArray[np.bool_]:
     floor's hue (see :func:`keeps_floor_hue`)."""
     ea, eb = floor.expected(colour.lightness)
     along_path = np.hypot(colour.a - ea, colour.b - eb) <= FLOOR_MATCH_MAX
-    shade = ShadedFloor.expected(colour, floor)
+    shade = ShadedFloor.expected(colour, floor, (ea, eb))
     in_shade = (shade.offset(colour) <= FLOOR_MATCH_MAX) & keeps_floor_hue(colour, shade)
     beyond_path = colour.lightness < floor.path_lightness[floor.light_of_cell, 0]
     return np.asarray(np.where(beyond_path, in_shade, along_path))
@@ -448,14 +470,20 @@ class ShadedFloor:
     shaded: NDArray[np.bool_]
 
     @classmethod
-    def expected(cls, colour: CellColour, floor: FloorModel) -> ShadedFloor:
+    def expected(
+        cls,
+        colour: CellColour,
+        floor: FloorModel,
+        on_path: tuple[FloatArray, FloatArray] | None = None,
+    ) -> ShadedFloor:
         """A cell darker than the floor's own light has the floor's chroma shrunk as a
         shadow shrinks it (with ``L* + 16``; see :func:`~companion.vision.colour.lab_scale`),
-        deeper than the brightness path follows.  Brighter cells follow the path."""
+        deeper than the brightness path follows.  Brighter cells follow the path
+        (``on_path``: ``floor.expected(colour.lightness)``, when the caller has it)."""
         own = floor.own_step
         own_lightness = floor.path_lightness[floor.light_of_cell, own]
         dimmer = np.minimum(lab_scale(colour.lightness) / lab_scale(own_lightness), 1.0)
-        ea, eb = floor.expected(colour.lightness)
+        ea, eb = floor.expected(colour.lightness) if on_path is None else on_path
         shaded = colour.lightness < own_lightness
         ea = np.where(shaded, (floor.a + floor.path_da[floor.light_of_cell, own]) * dimmer, ea)
         eb = np.where(shaded, (floor.b + floor.path_db[floor.light_of_cell, own]) * dimmer, eb)

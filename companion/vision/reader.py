@@ -80,7 +80,7 @@ from companion.vision.outline import (
     prove_floor_by_outline,
 )
 from companion.vision.pastel import PastelRules, fill_pastel_slots, fill_washed_tiles
-from companion.vision.pixels import pixel_coords
+from companion.vision.pixels import every_nth, pixel_coords
 from companion.vision.shade import ShadeRules, lift_shadows
 from companion.vision.shaded_floor import ShadedFloorRules, prove_shaded_floor_by_hue
 from companion.vision.shadows import PrintUnderShadow, ShadowRules
@@ -285,7 +285,7 @@ class BoardReader:
         the whole view's balance gives them: only the arm search's quarter of the view and
         the sheet's samples are balanced."""
         whole = lifts_whole_frame(view, sheet, self.colours)
-        part = np.ascontiguousarray(view[::REDUCE, ::REDUCE])
+        part = every_nth(view, REDUCE)
         balanced = white_balance(part, sheet, self.colours, whole)
         ring = white_balance(self._ring_of(view), sheet, self.colours, whole)
         shift = self._chroma_shift(_lab(ring))

@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 
 from companion.vision.canonical import board_view
 from companion.vision.illumination import grouped_medians
+from companion.vision.pixels import bounding_box
 
 # The first millimetres beyond the sheet's edge (its cut edge and the shadow under it, a
 # homography a pixel off) are left out of what lies beyond it.
@@ -70,18 +71,17 @@ class SheetSurround:
         beyond the sheet's edge near it, or the frame does not show what lies there."""
         s = self._s
         reach = round(SURROUND_REACH_MM * s)
-        ys, xs = np.nonzero(patch)
-        if len(ys) == 0:
+        found = bounding_box(patch)  # no coordinates needed: the patch is copied whole
+        if found is None:
             return False
         # The box around the patch, as far as the strip beyond it reaches (px of the
         # sheet's view, which may run past the sheet).
-        x0, y0 = int(xs.min()) - reach, int(ys.min()) - reach
-        x1, y1 = int(xs.max()) + reach + 1, int(ys.max()) + reach + 1
+        px0, py0, px1, py1 = found
+        x0, y0 = px0 - reach, py0 - reach
+        x1, y1 = px1 + reach, py1 + reach
         size = (x1 - x0, y1 - y0)
-        view = board_view(self._frame, self._homography, s, (x0 / s, y0 / s), size)
-        lab = np.asarray(cv2.cvtColor(view, cv2.COLOR_BGR2Lab), dtype=np.uint8)
         placed = np.zeros((size[1], size[0]), dtype=np.uint8)
-        placed[ys - y0, xs - x0] = 1
+        placed[reach : reach + py1 - py0, reach : reach + px1 - px0] = patch[py0:py1, px0:px1]
         near = cv2.dilate(placed, np.ones((2 * reach + 1, 2 * reach + 1), np.uint8)) > 0
         gap = round(SURROUND_GAP_MM * s)
         width, height = round(self._sheet_mm[0] * s), round(self._sheet_mm[1] * s)
@@ -99,6 +99,9 @@ class SheetSurround:
         seen_px = int(np.count_nonzero(seen))
         if strip_px == 0 or seen_px < SURROUND_SEEN_MIN * strip_px:
             return True
+        # Resampled only now: a patch whose surround the frame does not show needs none.
+        view = board_view(self._frame, self._homography, s, (x0 / s, y0 / s), size)
+        lab = np.asarray(cv2.cvtColor(view, cv2.COLOR_BGR2Lab), dtype=np.uint8)
         inside = lab[placed > 0]  # its median by histogram: 8-bit values need no sort
         median = grouped_medians(inside, np.zeros(len(inside), np.intp), 1)[0]
         there = lab[seen].astype(np.float32) - median.astype(np.float32)
