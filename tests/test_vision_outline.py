@@ -153,6 +153,23 @@ def test_clipped_floor_bent_off_the_floors_chroma_is_proven_by_a_quiet_outline()
         assert [cells[i] for i in LEFT] == ["."] * 4
 
 
+def test_floor_clipped_in_one_channel_only_is_proven_by_a_quiet_outline() -> None:
+    # The cream floor clips red first: bent a little off the floor's chroma, with two
+    # channels to spare, it is still glare's doing, and a quiet outline proves it.
+    colour, floor = _glare()
+    one = replace(
+        colour,
+        b=colour.b + 5.0,
+        washed_out=np.zeros(GRID * GRID),
+        clipped=np.ones(GRID * GRID),
+    )
+    cells = prove_floor_by_outline(
+        ["?"] * (GRID * GRID), one, floor, OUTLINES, _frame([LEFT]), HOMOGRAPHY
+    )
+    assert [cells[i] for i in FAR] == ["."] * 4
+    assert [cells[i] for i in LEFT] == ["?"] * 4  # the washed tile's edge still shows
+
+
 def test_cells_under_an_arm_are_never_proven() -> None:
     cells = _prove(_frame([]), hidden=frozenset({FAR[0]}))
     assert [cells[i] for i in FAR] == ["?"] * 4

@@ -1,6 +1,6 @@
 """Bare floor under glare, proven by the outline of its slot.
 
-Where glare clips two of the sensor's channels the floor's chroma is gone, and a glossy
+Where glare clips the sensor's channels the floor's chroma is bent or gone, and a glossy
 tile washed pale can show the same mean colour (:func:`~companion.vision.floor.shows_floor`
 refuses both).  What glare does not wash away is a tile's outline: a tile is 2 mm thick,
 so all along its edges the gap to its neighbour, its shadowed side face or the shadow it
@@ -24,10 +24,10 @@ from numpy.typing import NDArray
 from companion.boards import GRID, BoardProfile
 from companion.vision.canonical import board_view
 from companion.vision.floor import (
+    CLIPPED_MIN,
     CellColour,
     FloorModel,
     floor_offset_in_shade,
-    washed_out,
 )
 
 Side = Literal["top", "bottom", "left", "right"]
@@ -37,11 +37,12 @@ _VIEW_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
 # A slot is proven bare by no fewer quiet sides than this: two tiles read beside it leave
 # two, and a tile in it shows its edge on every side.
 QUIET_SIDES_MIN = 2
-# Glare that clips two of the sensor's channels bends the floor's chroma as well: a cell so
-# washed counts as the floor's colour up to this far (Lab units) from the floor expected
-# there, where the outline is the proof.  Over 260 washed bare cells of clear photoreal,
-# conditions and own frames 99 % lay within 5.4 and all within 7.1 (the colour proof's 4
-# left photoreal glare slots unread); washed yellows come as near as 0.4 either way.
+# Glare that clips the sensor's channels bends the floor's chroma as well: a cell clipped in
+# one channel or more over most of its window counts as the floor's colour up to this far
+# (Lab units) from the floor expected there, where the outline is the proof.  Bare cells
+# washed in two channels lay within 7.1 (260 of clear photoreal, conditions and own frames;
+# the colour proof's 4 left photoreal glare slots unread), and of 4,058 bare cells clipped
+# in any, 95 % within 8; clipped tiles come as near as 0.4 either way.
 CLIPPED_FLOOR_OFFSET_MAX = 8.0
 # Where the slot beside each side starts, in cells (rows, columns) from the slot's first.
 _BESIDE: dict[Side, tuple[int, int]] = {
@@ -215,7 +216,7 @@ def prove_floor_by_outline(
     """Slots left unread only because glare clipped the floor's chroma become empty when
     their outline shows no tile's edge; an arm's cells are never proven."""
     near_floor = floor_offset_in_shade(colour, floor) <= CLIPPED_FLOOR_OFFSET_MAX
-    clipped_floor = near_floor & washed_out(colour)
+    clipped_floor = near_floor & (colour.clipped >= CLIPPED_MIN)
     out = list(cells)
     for slot in outlines.profile.slots:
         chars = [out[i] for i in slot]
