@@ -537,6 +537,11 @@ def washed_out(colour: CellColour) -> NDArray[np.bool_]:
     return np.asarray(colour.washed_out >= WASHED_OUT_MIN)
 
 
+def clipped(colour: CellColour) -> NDArray[np.bool_]:
+    """Cells the sensor clipped in one channel or more over most of their window."""
+    return np.asarray(colour.clipped >= CLIPPED_MIN)
+
+
 # Each species' ink is told by the channels it keeps low (blue, green, red: 0, 1, 2).
 _LOW_CHANNELS = {"B": (1, 2), "G": (0, 2), "Y": (0,), "R": (0, 1)}
 
@@ -623,11 +628,11 @@ def doubt_lone_clipped_floor(
     tiles read as open slots).  Cells under an arm are unread for the arm's sake, not
     their colour's: beside them, the proof stands.
     """
-    clipped = colour.clipped >= CLIPPED_MIN
+    at_limit = clipped(colour)
     lone: list[tuple[int, list[int]]] = []  # each such cell, and its unread slot mates
     for slot in slots:
         empty = [i for i in slot if cells[i] == "."]
-        if len(empty) != 1 or not clipped[empty[0]]:
+        if len(empty) != 1 or not at_limit[empty[0]]:
             continue
         others = [i for i in slot if i != empty[0]]
         if all(cells[i] == "?" and i not in hidden for i in others):
@@ -719,6 +724,7 @@ __all__ = [
     "ToAnalysis",
     "admit_floor",
     "admit_floor_like_its_neighbours",
+    "clipped",
     "doubt_floor_beside_an_arm",
     "doubt_lone_clipped_floor",
     "fit_floor",

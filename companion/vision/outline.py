@@ -23,12 +23,7 @@ from numpy.typing import NDArray
 
 from companion.boards import GRID, BoardProfile
 from companion.vision.canonical import board_view
-from companion.vision.floor import (
-    CLIPPED_MIN,
-    CellColour,
-    FloorModel,
-    floor_offset_in_shade,
-)
+from companion.vision.floor import CellColour, FloorModel, clipped, floor_offset_in_shade
 
 Side = Literal["top", "bottom", "left", "right"]
 SIDES: tuple[Side, ...] = ("top", "bottom", "left", "right")
@@ -215,13 +210,15 @@ def prove_floor_by_outline(
 ) -> list[str]:
     """Slots left unread only because glare clipped the floor's chroma become empty when
     their outline shows no tile's edge; an arm's cells are never proven."""
-    near_floor = floor_offset_in_shade(colour, floor) <= CLIPPED_FLOOR_OFFSET_MAX
-    clipped_floor = near_floor & (colour.clipped >= CLIPPED_MIN)
+    clipped_floor: NDArray[np.bool_] | None = None  # measured once a slot asks for it
     out = list(cells)
     for slot in outlines.profile.slots:
         chars = [out[i] for i in slot]
         if "?" not in chars or any(c not in ".?" for c in chars):
             continue
+        if clipped_floor is None:
+            near_floor = floor_offset_in_shade(colour, floor) <= CLIPPED_FLOOR_OFFSET_MAX
+            clipped_floor = near_floor & clipped(colour)
         if any(i in hidden or (out[i] == "?" and not clipped_floor[i]) for i in slot):
             continue
         sides = _sides_not_beside_a_tile(out, outlines.beside[slot])
