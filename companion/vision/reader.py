@@ -426,13 +426,15 @@ class BoardReader:
             return reading
         # A marker unseen with no arm over the board (in shadow, glare or blur): the
         # sheet's edges place its corner better than the other three markers do (with an
-        # arm, its straight side may pass for an edge).  Read again so placed; an arm
-        # found then, and not before, came of the move, not of the board.
+        # arm, its straight side may pass for an edge).  Read again so placed.  An arm
+        # found then, and not before, is kept: the marker may be unseen because an arm
+        # hides it, one the first placement's balance took for a lamp (conditions 83160:
+        # a dark sleeve over a corner, missed, read as 32 cells of tiles).  Waiting for a
+        # clear view costs a moment; a missed arm costs a wrong board.
         tied = self._locator.tied_by_edges(frame_bgr, loc)
         if tied is None:
             return reading
-        again = self._read_located(frame_bgr, tied, t0)
-        return reading if again.occluded else again
+        return self._read_located(frame_bgr, tied, t0)
 
     def _read_located(self, frame_bgr: NDArray[np.uint8], loc: Localization, t0: float) -> Reading:
         """The reading of a frame whose board ``loc`` placed (located since ``t0``: for a
