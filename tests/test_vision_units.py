@@ -1521,11 +1521,19 @@ def test_an_empty_space_in_a_light_the_classes_do_not_know_has_the_sheets_colour
         170,
     )
     assert read_workers(classes, other, layout, pose, WorkerRules(), background)[5].code == "?"
-    # Skin is redder than the sheet: an arm missed over a space and the sheet beside it.
+    # Skin is redder than the sheet: an arm missed over a few spaces and the sheet beside
+    # them leaves them unread, the rest of the strip is read.
     skin = lab.copy()
-    skin[:] = (150, 140, 150)
+    skin[int(y * s) - int(30 * s) : int(y * s) + int(30 * s), : int(90 * s)] = (150, 140, 150)
+    observed = read_workers(classes, skin, layout, pose, WorkerRules(), background)
+    under_skin = [o.code for o in observed]
+    assert [under_skin[k] for k in (4, 5, 6)] == ["?", "?", "?"]
+    assert under_skin[:2] == [None, None] and under_skin[10:] == [None] * (LINES - 10)
+    # A warm lamp tints the whole strip as red: a light, not an arm.
+    warm = lab.copy()
+    warm[:] = (150, 134, 150)
     assert all(
-        o.code == "?" for o in read_workers(classes, skin, layout, pose, WorkerRules(), background)
+        o.code is None for o in read_workers(classes, warm, layout, pose, WorkerRules(), background)
     )
     # With an arm in view, it could cover both the space and the sheet beside it.
     arm = np.zeros((height, width), dtype=bool)

@@ -356,7 +356,8 @@ def _empty_like_the_sheet_beside(
     and the core of an empty space there is all unknown.  The sheet between the space and
     the sheet's edge, where no piece stands, is lit alike.  A piece shows its colour or
     its faces too dark for colour.  Only with no arm in view, and never where the sheet
-    beside is redder than the sheet: an arm over both would show its own colour in each.
+    beside is redder than the sheet and than the sheet beside its strip at large: an arm
+    over both would show its own colour in each, while a lamp tints the whole strip.
     Inside a ``shadow`` (a region through which the board's print was seen), no arm is
     over the space, and the redder sheet is the shadow's own light.
     ``background`` is the sheet's colour (8-bit Lab lightness, a and b about 0).
@@ -365,10 +366,24 @@ def _empty_like_the_sheet_beside(
     lines = _unread_showing_no_piece(out, cores, rules)
     if not lines:
         return result
+    strip_redness: dict[range, float] = {}
+
+    def redder_than_its_strip(line: int, a: float) -> bool:
+        """Whether the sheet beside ``line`` (chroma a) is redder than the sheet beside
+        its strip as a whole: a lamp's warm light tints the whole strip, an arm only the
+        few spaces it reaches over (conditions 83191: a warm lamp from the far side left
+        the balanced sheet 6 redder all along the strip, and two empty spaces unread)."""
+        strip = worker_strip(line)
+        if strip not in strip_redness:
+            sheets = [m for m in _sheet_beside_medians(lab, layout, list(strip)) if m]
+            strip_redness[strip] = float(np.median([m[1] for m in sheets])) if sheets else 0.0
+        return a > strip_redness[strip] + rules.sheet_redder_max
+
     for line, core, (lightness, a, b) in _cores_and_sheets_beside(lab, cores, layout, rules, lines):
         centre = cores.centres_px[line]
         shaded = shadow is not None and bool(shadow[round(centre[1]), round(centre[0])])
-        if a - 128.0 > background[1] + rules.sheet_redder_max and not shaded:
+        redder = a - 128.0 > background[1] + rules.sheet_redder_max
+        if redder and not shaded and redder_than_its_strip(line, a):
             continue
         step = (core[0] - lightness) / max(lightness, 1.0)
         # A shadow's dimmer light shrinks the sheet's chroma as it does L* + 16.
