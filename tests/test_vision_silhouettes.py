@@ -99,7 +99,7 @@ def test_a_prediction_the_direct_measures_lean_to_needs_a_smaller_margin(
     )
     # The colour's dominus read elsewhere would settle a vilicus too: set that aside.
     with monkeypatch.context() as patched:
-        patched.setattr(workers_module, "vilici_beside_the_dominus", lambda out, codes: out)
+        patched.setattr(workers_module, "vilici_beside_the_dominus", lambda out, *args: out)
         state = alone.read(photo.image).state
     assert state is not None
     assert state.workers[line] == "?"

@@ -79,6 +79,7 @@ from companion.vision.workers import (
 )
 
 PROFILE = load_profile("troia")
+GEOMETRY = PROFILE.geometry
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])
@@ -166,16 +167,25 @@ def test_a_second_dominus_of_a_colour_is_doubted() -> None:
 
 
 def test_once_a_colours_dominus_is_read_its_unsized_pieces_are_vilici() -> None:
-    # Each colour has one dominus.  A yellow whose size stayed unsure beside the yellow
-    # dominus is a vilicus; a red with no red dominus read stays unsure, and so does a
-    # space whose core showed no colour at all.
+    # Each colour has one dominus.  A yellow whose size stayed unsure elsewhere is a
+    # vilicus, unless the yellow dominus beside it leans over its core: the yellow its
+    # core shows may be the dominus's own.  A red with no red dominus read stays unsure, and so
+    # does a space whose core showed no colour at all.
     def seen(code: str | None) -> WorkerObservation:
         return WorkerObservation(code, 0.0, (0.0, 0.0))
 
-    out = [seen("Yd"), seen("?"), seen("?"), seen("?"), seen("Rv"), seen(None)]
-    cores = ["Y", "Y", "R", "?", "R", None]
-    codes = [o.code for o in vilici_beside_the_dominus(out, cores)]
-    assert codes == ["Yd", "Yv", "?", "?", "Rv", None]
+    rest = LINES - 7
+    out = [seen("Yd"), seen("?"), seen("?"), seen("?"), seen("Rv"), seen(None), seen("?")]
+    out += [seen(None)] * rest
+    cores: list[str | None] = ["Y", "Y", "R", "?", "R", None, "Y"] + [None] * rest
+    upright = [o.code for o in vilici_beside_the_dominus(out, cores, GEOMETRY, WorkerRules())]
+    assert upright[:7] == ["Yd", "Yv", "?", "?", "Rv", None, "Yv"]
+    out[0] = WorkerObservation("Yd", 0.0, (0.0, 0.8))  # leaning far over its neighbour
+    codes = [o.code for o in vilici_beside_the_dominus(out, cores, GEOMETRY, WorkerRules())]
+    assert codes[:7] == ["Yd", "?", "?", "?", "Rv", None, "Yv"]
+    out[0] = WorkerObservation("Yd", 0.0, (0.0, -0.8))  # leaning away from it
+    away = [o.code for o in vilici_beside_the_dominus(out, cores, GEOMETRY, WorkerRules())]
+    assert away[1] == "Yv"
 
 
 def test_a_core_too_dark_for_colour_is_named_by_its_mean_chroma() -> None:

@@ -29,7 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.boards import GRID, LINES, worker_strip
-from companion.boards.profile import PieceSize
+from companion.boards.profile import Geometry, PieceSize
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.colour import (
     NEUTRAL_RADIUS,
@@ -334,7 +334,8 @@ def read_workers(
     out = _size_with_settled_neighbours(out, codes, measures, scores, boundary, layout, rules)
     out = _pairs_by_silhouette(out, measures, classes, layout, pose, rules)
     out = one_dominus_per_colour(out, rules)
-    out = vilici_beside_the_dominus(out, _with_dark_cores_named(codes, cores, lab, layout, rules))
+    named = _with_dark_cores_named(codes, cores, lab, layout, rules)
+    out = vilici_beside_the_dominus(out, named, layout.profile.geometry, rules)
     out = _doubt_pieces_like_the_sheet_beside(out, cores, lab, layout, rules)
     out = _doubt_empty_cores_unlike_the_sheet_beside(out, cores, lab, layout, rules)
     return doubt_the_lights_colour(out, cores, classes, lab, layout, rules, blocked is not None)
@@ -665,18 +666,45 @@ def _with_dark_cores_named(
 
 
 def vilici_beside_the_dominus(
-    out: list[WorkerObservation], codes: list[str | None]
+    out: list[WorkerObservation],
+    codes: list[str | None],
+    geometry: Geometry,
+    rules: WorkerRules,
 ) -> list[WorkerObservation]:
     """Each colour has one dominus: once it is read on one space, a piece of that colour
     whose size is still unsure elsewhere is a vilicus.  ``codes`` hold each space's
-    colour as its core showed it (:func:`_read_beside_neighbours`)."""
+    colour as its core showed it (:func:`_read_beside_neighbours`).  Not where that
+    dominus leans over the space's core: its own colour shows there (conditions 84009: a
+    blue dominus over a green vilicus, read as a blue one)."""
     domini = {obs.code[0] for obs in out if obs.code is not None and obs.code.endswith("d")}
     result = list(out)
     for line, obs in enumerate(out):
         seen = codes[line]
-        if obs.code == "?" and seen is not None and seen != "?" and seen[0] in domini:
-            result[line] = replace(obs, code=seen[0] + "v")
+        if obs.code != "?" or seen is None or seen == "?" or seen[0] not in domini:
+            continue
+        dominus = seen[0] + "d"
+        if any(
+            out[j].code == dominus and _leans_over_core(out[j].lean, j, line, geometry, rules)
+            for j in adjacent(line)
+        ):
+            continue
+        result[line] = replace(obs, code=seen[0] + "v")
     return result
+
+
+def _leans_over_core(
+    lean: tuple[float, float], line: int, other: int, geometry: Geometry, rules: WorkerRules
+) -> bool:
+    """Whether a dominus standing on ``line`` with ``lean`` can cover part of the core of
+    the space ``other``: its top, shifted along the lean, plus half its width reaches past
+    the core's near edge."""
+    x0, y0 = geometry.worker_space_centre_mm(line)
+    x1, y1 = geometry.worker_space_centre_mm(other)
+    distance = math.hypot(x1 - x0, y1 - y0)
+    towards = (lean[0] * (x1 - x0) + lean[1] * (y1 - y0)) / max(distance, 1e-9)
+    piece = geometry.dominus
+    reach = towards * piece.height_mm + piece.width_mm / 2
+    return reach >= distance - rules.core_radius_mm
 
 
 def doubt_the_lights_colour(
