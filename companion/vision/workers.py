@@ -521,15 +521,16 @@ def _sheet_beside_medians(
     lab: NDArray[np.uint8], layout: CanonicalLayout, lines: list[int]
 ) -> list[tuple[float, float, float] | None]:
     """The median colour of the bare sheet beside each of ``lines`` (see
-    :func:`_sheet_beside`), ``None`` where none shows: one histogram pass for all."""
-    chunks: list[NDArray[np.uint8]] = []
+    :func:`_sheet_beside`), ``None`` where none shows: one histogram pass for all, over
+    pixels gathered at once (their places are the same every frame)."""
+    chunks: list[NDArray[np.intp]] = []
     groups: list[NDArray[np.intp]] = []
     for k, line in enumerate(lines):
-        rows, cols = _sheet_beside(layout, line)
-        sheet = lab[rows, cols][layout.outer_mask[rows, cols]]
+        sheet = layout.outer_pixels(*_sheet_beside(layout, line))
         chunks.append(sheet)
         groups.append(np.full(len(sheet), k, dtype=np.intp))
-    medians = grouped_medians(np.concatenate(chunks), np.concatenate(groups), len(lines))
+    pixels = np.take(lab.reshape(-1, 3), np.concatenate(chunks), axis=0)
+    medians = grouped_medians(pixels, np.concatenate(groups), len(lines))
     return [
         (float(m[0]), float(m[1]), float(m[2])) if len(chunk) else None
         for m, chunk in zip(medians, chunks, strict=True)
