@@ -1577,9 +1577,12 @@ def contrasts(
 
 def _piece_pixels(classes: NDArray[np.uint8]) -> NDArray[np.bool_]:
     """Species pixels, and pixels too dark for colour that touch them (shaded faces)."""
-    species = (classes >= PixelClass.B) & (classes <= PixelClass.R)
-    near = cv2.dilate(species.view(np.uint8), _FACE_KERNEL) > 0
-    return np.asarray(species | ((classes == PixelClass.DARK) & near), dtype=np.bool_)
+    # Masks by OpenCV (0 or 255), one pass each over the strip: numpy's comparisons of a
+    # strided strip took twice as long.
+    species = cv2.inRange(classes, int(PixelClass.B), int(PixelClass.R))
+    dark = cv2.inRange(classes, int(PixelClass.DARK), int(PixelClass.DARK))
+    faces = cv2.bitwise_and(dark, cv2.dilate(species, _FACE_KERNEL))
+    return np.asarray(cv2.bitwise_or(species, faces) > 0, dtype=np.bool_)
 
 
 def _quantile(values: NDArray[np.floating[Any]], q: float) -> float:
