@@ -56,6 +56,9 @@ class CanonicalLayout:
     _every: dict[int, SheetMasks] = field(
         init=False, default_factory=dict, repr=False, compare=False
     )
+    _outer_within: dict[tuple[int, ...], NDArray[np.intp]] = field(
+        init=False, default_factory=dict, repr=False, compare=False
+    )
 
     @property
     def worker_strip_px(self) -> int:
@@ -134,6 +137,23 @@ class CanonicalLayout:
             )
             self._every[step] = masks
         return masks
+
+    def outer_pixels(self, rows: slice, cols: slice) -> NDArray[np.intp]:
+        """Flat view indices of the outer band's pixels within ``rows`` x ``cols``, in row
+        order (as ``view[rows, cols][outer_mask[rows, cols]]`` takes them), found once per
+        rectangle: every frame looks at the same few rectangles of the band."""
+        height, width = self.outer_mask.shape
+        key = (*rows.indices(height), *cols.indices(width))
+        found = self._outer_within.get(key)
+        if found is None:
+            top, _, down, left, _, across = key
+            if down != 1 or across != 1:
+                raise ValueError("outer_pixels takes rectangles of unit step")
+            inside = self.outer_mask[rows, cols]
+            ys, xs = np.divmod(np.flatnonzero(inside), inside.shape[1])
+            found = np.asarray((ys + top) * width + xs + left, dtype=np.intp)
+            self._outer_within[key] = found
+        return found
 
     def warp(self, frame: NDArray[np.uint8], homography: NDArray[np.float64]) -> NDArray[np.uint8]:
         """The frame resampled into this view (``homography`` maps mm to frame pixels)."""

@@ -303,8 +303,9 @@ def lifts_whole_frame(
 ) -> bool:
     """Whether :func:`white_balance` lifts so many of ``image``'s pixels past the 8-bit
     limit that it rescales all of them in one pass (faster than picking them out)."""
-    over = _lifted(image, _balance_gains(observed_sheet, model))
-    return _lifts_most(cv2.countNonZero(over), over.size)
+    # Counted from the pixels kept within the limit: no mask of the lifted ones is needed.
+    within = _within_limit(image, _balance_gains(observed_sheet, model))
+    return _lifts_most(within.size - cv2.countNonZero(within), within.size)
 
 
 def _lifts_most(lifted_px: int, pixels: int) -> bool:
@@ -319,12 +320,17 @@ def _balance_gains(observed_sheet: NDArray[np.float64], model: ColourModel) -> N
 def _lifted(image: NDArray[np.uint8], gains: NDArray[np.float64]) -> NDArray[np.uint8]:
     """1 where the ``gains`` lift a pixel of ``image`` past the 8-bit limit, else 0 (so
     that it may be read as a boolean mask)."""
+    _, over = cv2.threshold(_within_limit(image, gains), 0, 1, cv2.THRESH_BINARY_INV)
+    return np.asarray(over, dtype=np.uint8)
+
+
+def _within_limit(image: NDArray[np.uint8], gains: NDArray[np.float64]) -> NDArray[np.uint8]:
+    """255 where the ``gains`` keep every channel of a pixel of ``image`` within the 8-bit
+    limit, else 0."""
     # Only a gain above one lifts a pixel past the limit: each channel's highest level
     # that stays within it, and one pass over the image for all three channels.
     highest = tuple(int(np.floor(255.0 / g)) if g > 1.0 else 255 for g in gains.tolist())
-    within = cv2.inRange(image, (0, 0, 0), highest)
-    _, over = cv2.threshold(within, 0, 1, cv2.THRESH_BINARY_INV)
-    return np.asarray(over, dtype=np.uint8)
+    return np.asarray(cv2.inRange(image, (0, 0, 0), highest), dtype=np.uint8)
 
 
 def lab_scale(lightness_8bit: LightnessT) -> LightnessT:

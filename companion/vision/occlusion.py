@@ -25,7 +25,7 @@ from numpy.typing import NDArray
 
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.colour import PixelClass
-from companion.vision.pixels import bounding_box, pixel_coords
+from companion.vision.pixels import bounding_box, every_nth, pixel_coords
 from companion.vision.surround import SheetSurround
 
 # Smallest foreign patch on the bare sheet taken as a hand (mm²); a leaning dominus covers
@@ -119,8 +119,8 @@ def hand_mask(
     """
     # Every test runs on the reduced grid only (copied whole: strided views are slow).
     return reduced_hand_mask(
-        np.ascontiguousarray(classes[::REDUCE, ::REDUCE]),
-        np.ascontiguousarray(skin[::REDUCE, ::REDUCE]),
+        every_nth(classes, REDUCE),
+        every_nth(skin.view(np.uint8), REDUCE).view(bool),
         skin_any[::REDUCE, ::REDUCE],
         skin.shape,
         layout,

@@ -18,6 +18,7 @@ wherever a neighbour crowds the piece, the answer is ``?``.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Callable, Iterable
@@ -52,6 +53,8 @@ SEAM_MM = 1.5
 # How far (mm) from a standing piece's axis a pixel too dark for colour may lie and still
 # be taken for one of its shaded faces.
 DARK_REACH_MM = 9.0
+# The class of a dark pixel that no standing piece owns: none of PixelClass's.
+NO_CLASS = 255
 # Dark pixels count only within a few pixels of a piece's colour: its faces are attached.
 _FACE_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9))
 # A piece's full contrast against the sheet: this quantile of its lit pixels' contrast
@@ -264,10 +267,11 @@ class PieceMeasure(NamedTuple):
 MISSING = PieceMeasure(0.0, 0.0, True, 0.0, True)  # a piece with no pixels of its own
 
 
-def adjacent(line: int) -> list[int]:
+@functools.cache  # asked about a hundred times a frame, of the same 32 spaces
+def adjacent(line: int) -> tuple[int, ...]:
     """The worker spaces either side of ``line`` in its own strip (rows or columns)."""
     strip = worker_strip(line)
-    return [j for j in (line - 1, line + 1) if j in strip]
+    return tuple(j for j in (line - 1, line + 1) if j in strip)
 
 
 def expected_area(piece: PieceSize, lean: float, across_mm: float) -> float:
@@ -537,15 +541,16 @@ def _sheet_beside_medians(
     lab: NDArray[np.uint8], layout: CanonicalLayout, lines: list[int]
 ) -> list[tuple[float, float, float] | None]:
     """The median colour of the bare sheet beside each of ``lines`` (see
-    :func:`_sheet_beside`), ``None`` where none shows: one histogram pass for all."""
-    chunks: list[NDArray[np.uint8]] = []
+    :func:`_sheet_beside`), ``None`` where none shows: one histogram pass for all, over
+    pixels gathered at once (their places are the same every frame)."""
+    chunks: list[NDArray[np.intp]] = []
     groups: list[NDArray[np.intp]] = []
     for k, line in enumerate(lines):
-        rows, cols = _sheet_beside(layout, line)
-        sheet = lab[rows, cols][layout.outer_mask[rows, cols]]
+        sheet = layout.outer_pixels(*_sheet_beside(layout, line))
         chunks.append(sheet)
         groups.append(np.full(len(sheet), k, dtype=np.intp))
-    medians = grouped_medians(np.concatenate(chunks), np.concatenate(groups), len(lines))
+    pixels = np.take(lab.reshape(-1, 3), np.concatenate(chunks), axis=0)
+    medians = grouped_medians(pixels, np.concatenate(groups), len(lines))
     return [
         (float(m[0]), float(m[1]), float(m[2])) if len(chunk) else None
         for m, chunk in zip(medians, chunks, strict=True)
@@ -1358,10 +1363,15 @@ def _measure_pieces(
         return result
     occupied = [i for i, c in enumerate(codes) if c is not None and c != "?"]
     hidden = _hidden_pieces(pixels, layout, codes, occupied, leans)
-    dark_owner = _dark_pixel_owners(pixels, layout, occupied, leans)
+    # The class of the piece each dark pixel is a shaded face of (NO_CLASS for none): a
+    # dark pixel goes with the pixels of its owner's colour.
+    owner_class = np.full(LINES + 1, NO_CLASS, dtype=np.uint8)  # the last for owner -1
+    owner_class[occupied] = [PixelClass[str(codes[i])] for i in occupied]
+    dark_class = np.take(owner_class, _dark_pixel_owners(pixels, layout, occupied, leans))
     for colour in {codes[i] for i in occupied}:
         lines = [i for i in occupied if codes[i] == colour]
-        pick = (pixels.classes == PixelClass[str(colour)]) | np.isin(dark_owner, lines)
+        own_class = PixelClass[str(colour)]
+        pick = (pixels.classes == own_class) | (dark_class == own_class)
         result |= _measure_colour(
             StripPixels(
                 np.compress(pick, pixels.pts_mm, axis=0),
@@ -1610,9 +1620,12 @@ def contrasts(
 
 def _piece_pixels(classes: NDArray[np.uint8]) -> NDArray[np.bool_]:
     """Species pixels, and pixels too dark for colour that touch them (shaded faces)."""
-    species = (classes >= PixelClass.B) & (classes <= PixelClass.R)
-    near = cv2.dilate(species.view(np.uint8), _FACE_KERNEL) > 0
-    return np.asarray(species | ((classes == PixelClass.DARK) & near), dtype=np.bool_)
+    # Masks by OpenCV (0 or 255), one pass each over the strip: numpy's comparisons of a
+    # strided strip took twice as long.
+    species = cv2.inRange(classes, int(PixelClass.B), int(PixelClass.R))
+    dark = cv2.inRange(classes, int(PixelClass.DARK), int(PixelClass.DARK))
+    faces = cv2.bitwise_and(dark, cv2.dilate(species, _FACE_KERNEL))
+    return np.asarray(cv2.bitwise_or(species, faces) > 0, dtype=np.bool_)
 
 
 def _quantile(values: NDArray[np.floating[Any]], q: float) -> float:
