@@ -503,6 +503,19 @@ def test_an_arm_over_a_corner_found_once_the_edges_place_the_board_is_kept() -> 
     assert confident_wrong_cells(reading.state, truth) == []
 
 
+def test_a_pale_piece_lifted_out_of_a_shadow_is_never_sized_a_vilicus() -> None:
+    # A dim, blurred frame: a pale yellow dominus's core reads as the bare sheet, and
+    # lifted out of the shadow its pale parts still do, so it measures a vilicus's size.
+    # Its space stays unread, neither empty nor a vilicus.
+    seed = 74063
+    truth = random_state(PROFILE, np.random.default_rng(seed + 7_919))
+    photo = render(PROFILE, truth, shot_for(seed, False, True))
+    assert truth.workers[8] == "Yd"
+    reading = BoardReader(PROFILE).read(photo.image)
+    assert reading.state is not None, reading.error
+    assert reading.state.workers[8] == "?"
+
+
 def test_a_steep_view_of_the_board_is_no_mirrored_one() -> None:
     """The sheet's corners as a camera tilted 35° sees them (photoreal 4251 ``img044``):
     the fit's linear part alone has a negative determinant, yet the map keeps the sheet's

@@ -1603,6 +1603,25 @@ def test_an_empty_core_far_more_saturated_than_the_sheet_beside_it_is_unread() -
     assert read_workers(classes, lab, layout, pose, WorkerRules(), background)[5].code is None
 
 
+def test_a_bare_core_half_of_no_class_and_far_more_saturated_than_the_sheet_is_pale() -> None:
+    # A pale yellow dominus in a dim, blurred frame: just over half its core falls in the
+    # sheet's class, the rest in none, so it reads bare.  Far more saturated than the
+    # sheet beside it, it is unread and marked pale: its pixels undercount it.
+    layout, pose, disc = _core_disc_of_space_5()
+    classes = np.full(disc.shape, PixelClass.NEUTRAL, np.uint8)
+    ys, xs = np.nonzero(disc)
+    half = slice(0, len(ys) * 43 // 100)
+    classes[ys[half], xs[half]] = PixelClass.UNKNOWN
+    lab = np.full((*disc.shape, 3), (145, 127, 130), np.uint8)  # the dim sheet
+    background = (206.0, 0.0, 10.0)
+    lab[disc] = (107, 126, 155)  # the dominus's core: 0.47 against the sheet's 0.03
+    seen = read_workers(classes, lab, layout, pose, WorkerRules(), background)[5]
+    assert seen.code == "?" and seen.pale
+    lab[disc] = (120, 127, 133)  # bare sheet in a darker patch keeps its saturation
+    seen = read_workers(classes, lab, layout, pose, WorkerRules(), background)[5]
+    assert seen.code is None and not seen.pale
+
+
 @pytest.mark.parametrize("brightness", [150, 245])
 def test_part_of_a_frame_balances_as_the_frame_does(brightness: int) -> None:
     # The arm search under the single balance balances only every other pixel: with the

@@ -308,7 +308,9 @@ class BoardReader:
         Only pieces: a lift proves no space empty, as a piece's darkest faces lifted pass
         for the sheet.  Only a piece with both spaces beside it read.  A piece crowded
         by its neighbours is taken too: over 90 rendered strips under a broad shadow the
-        lift sized 16 more such pieces, and none wrong.
+        lift sized 16 more such pieces, and none wrong.  A pale piece (its core read bare,
+        see :attr:`WorkerObservation.pale`) is taken only as a dominus: the parts of it the
+        classes still take for the sheet leave any piece looking smaller.
         """
         s = self.layout.px_per_mm
         centres = {
@@ -340,7 +342,9 @@ class BoardReader:
         for line in centres:
             seen = again[line]
             resolved = all(again[j].code != "?" for j in adjacent(line))
-            if seen.code is not None and resolved:
+            # A pale piece's pixels undercount it, lifted or not: only a dominus is sure.
+            undercounted = workers[line].pale and not str(seen.code).endswith("d")
+            if seen.code is not None and resolved and not undercounted:
                 out[line] = seen
                 taken.add(line)
         return no_second_dominus(out, taken)
