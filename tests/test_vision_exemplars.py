@@ -44,12 +44,24 @@ def _view(painted: dict[int, tuple[str, float]], light: float = 1.2) -> np.ndarr
 
 
 def _fill(
-    view: np.ndarray, chars: list[str], edge: bool = True, rules: ExemplarRules = RULES
+    view: np.ndarray,
+    chars: list[str],
+    edge: bool = True,
+    rules: ExemplarRules = RULES,
+    own_edge: bool = False,
 ) -> list[str]:
     lab = np.asarray(cv2.cvtColor(view, cv2.COLOR_BGR2Lab), dtype=np.uint8)
     colour = CellColour.measure(lab, view, view, WINDOWS)
     return fill_by_exemplars(
-        chars, colour, view, WINDOWS, FLOOR_BGR, PROFILE, rules, lambda slot: edge
+        chars,
+        colour,
+        view,
+        WINDOWS,
+        FLOOR_BGR,
+        PROFILE,
+        rules,
+        lambda slot: edge,
+        shows_own_edge=lambda slot: own_edge,
     )
 
 
@@ -132,6 +144,8 @@ def test_a_yellow_where_bare_floor_could_be_needs_bare_floor_near_to_compare() -
         if c == "." and near <= RULES.radius_cells:
             far[i] = "?"  # no bare floor read near the slot
     assert [_fill(view, far)[i] for i in target] == ["?"] * 4
+    # The slot's own edge, along its vat's wall, shows: a tile covers it all.
+    assert [_fill(view, far, own_edge=True)[i] for i in target] == ["Y"] * 4
     # One cell of the slot named: a tile covers it all, and no cell of it is floor.
     far[target[0]] = "Y"
     assert [_fill(view, far)[i] for i in target] == ["Y"] * 4
@@ -181,3 +195,71 @@ def test_the_lamps_colour_comes_from_the_balances_gains() -> None:
     assert lamp[0].argmin() == 0 and lamp[0].argmax() == 2
     assert lamp[0].max() == 1.0
     assert np.allclose(lamp[1], 1.0)
+
+
+def _washed_unevenly(view: np.ndarray, cells: tuple[int, ...], rows: int) -> np.ndarray:
+    """``view`` with each of ``cells`` washed white but for its window's first ``rows``
+    rows, which keep the glare painted there."""
+    out = view.copy()
+    for i in cells:
+        y0, y1 = int(WINDOWS.y0[i]), int(WINDOWS.y1[i])
+        x0, x1 = int(WINDOWS.x0[i]), int(WINDOWS.x1[i])
+        out[y0 + rows : y1, x0:x1] = 255
+    return out
+
+
+def test_a_cell_washed_unevenly_is_named_at_its_least_glared_pixels() -> None:
+    # Most of each cell is washed white: its mean has every channel at the limit.  A
+    # fifth of it keeps the ink under lighter glare, and there the cell is named.
+    view, chars, target = _scene("RRGB", 0.55)
+    uneven = _washed_unevenly(view, target, rows=3)
+    assert [_fill(uneven, chars)[i] for i in target] == list("RRGB")
+    # Fitted at the cells' brightest pixels instead, nothing is told.
+    brightest = ExemplarRules(low_quantile=1.0)
+    assert [_fill(uneven, chars, rules=brightest)[i] for i in target] == ["?"] * 4
+    # A cell washed white all over stays unread.
+    white = _washed_unevenly(view, target, rows=0)
+    assert [_fill(white, chars)[i] for i in target] == ["?"] * 4
+
+
+def test_one_channel_below_the_limit_tells_when_the_others_bound_the_fit() -> None:
+    # A yellow washed until red and green clip: blue alone is below the limit.  Fitted
+    # with glare on blue, only a yellow also reaches the limit in red and green: the cream
+    # floor, its blue close to its green and red, falls short of it.
+    light = 1.2
+    one = ExemplarRules(free_channels_min=1)
+    washed = np.minimum(light * _ink("Y") + 0.5, 1.0)
+    clipped = washed >= 1.0
+    free = np.zeros(3, dtype=bool)
+    assert clipped.tolist() == [False, True, True]
+    fits = {c: misfit(washed, clipped, light * _ink(c), free, 1.0, one) for c in "RGBY."}
+    assert fits["Y"] is not None and fits["Y"] < 1.0
+    for other in "RGB.":
+        assert fits[other] is not None and fits[other] > fits["Y"] + RULES.margin_min
+
+
+def test_a_cell_named_in_a_slot_of_unread_cells_makes_the_rest_tile_too() -> None:
+    # No bare floor read near: a yellow of a slot known only by its outline could be the
+    # cream floor.  Once the green beside it is named, a tile covers the whole slot.
+    view, chars, target = _scene("GYYY", 0.3)
+    rows, cols = zip(*(divmod(t, GRID) for t in target), strict=True)
+    far = list(chars)
+    for i, c in enumerate(chars):
+        row, col = divmod(i, GRID)
+        near = min(max(abs(row - r), abs(col - k)) for r, k in zip(rows, cols, strict=True))
+        if c == "." and near <= RULES.radius_cells:
+            far[i] = "?"
+    assert [_fill(view, far)[i] for i in target] == list("GYYY")
+    # The yellows alone stay unread.
+    alone, _, _ = _scene("YYYY", 0.3)
+    assert [_fill(alone, far)[i] for i in target] == ["?"] * 4
+
+
+def test_where_a_tile_covers_the_slot_the_floor_is_no_rival_to_a_washed_yellow() -> None:
+    # Glare lifts the yellows until they fit the bare floor nearby as well as a yellow:
+    # beside a named cell of their tile they are still yellows, but in a slot nothing of
+    # which is named they could be bare floor.
+    view, chars, target = _scene("RYYY", 0.7)
+    assert [_fill(view, chars)[i] for i in target] == list("RYYY")
+    view, chars, target = _scene("YYYY", 0.7)
+    assert [_fill(view, chars)[i] for i in target] == ["?"] * 4

@@ -402,6 +402,7 @@ class BoardReader:
                 shows_edge,
                 near,
                 gains,
+                shows_own_edge,
             )
 
         return fill_washed_tiles(cells, pastel, exemplars)
