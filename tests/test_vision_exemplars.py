@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 from vision_helpers import linear_to_8bit
 
 from companion.boards import GRID, load_profile
@@ -16,6 +17,7 @@ from companion.vision.exemplars import (
     fill_by_exemplars,
     lamp_colour,
     misfit,
+    misfits,
     srgb_to_linear,
 )
 from companion.vision.floor import CellColour, CellWindows
@@ -263,3 +265,24 @@ def test_where_a_tile_covers_the_slot_the_floor_is_no_rival_to_a_washed_yellow()
     assert [_fill(view, chars)[i] for i in target] == list("RYYY")
     view, chars, target = _scene("YYYY", 0.7)
     assert [_fill(view, chars)[i] for i in target] == ["?"] * 4
+
+
+def test_the_fits_of_many_exemplars_at_once_are_each_ones_own() -> None:
+    # misfits, one exemplar per row, gives what misfit gives of each: nan where too few
+    # channels are free in both to tell.
+    light = 1.2
+    cell = np.minimum(light * _ink("R") + 0.55, 1.0)
+    cell_clipped = cell >= 1.0
+    inks = np.array([light * _ink(c) for c in "RGBY."])
+    clipped = np.zeros_like(inks, dtype=bool)
+    clipped[3] = [False, True, True]  # a yellow clipped in green and red
+    ratios = np.array([1.0, 0.9, 1.1, 1.0, 1.2])
+    lamp = np.array([0.6, 0.8, 1.0])
+    batch = misfits(cell, cell_clipped, inks, clipped, ratios, RULES, lamp)
+    for k in range(len(inks)):
+        one = misfit(cell, cell_clipped, inks[k], clipped[k], float(ratios[k]), RULES, lamp)
+        if one is None:
+            assert np.isnan(batch[k])
+        else:
+            assert batch[k] == pytest.approx(one, abs=1e-9)
+    assert np.isnan(batch[3]) and not np.isnan(batch[0])

@@ -187,27 +187,57 @@ def misfit(
     ``exemplar`` lit by about ``light_ratio`` times its diffuse light plus any glare of the
     ``lamp``'s colour (:func:`lamp_colour`), or ``None`` when too few channels are below
     the limit in both to tell."""
-    free = ~cell_clipped & ~exemplar_clipped
-    if int(free.sum()) < rules.free_channels_min:
-        return None
+    fit = misfits(
+        cell,
+        cell_clipped,
+        exemplar[None, :],
+        exemplar_clipped[None, :],
+        np.array([light_ratio]),
+        rules,
+        lamp,
+    )[0]
+    return None if np.isnan(fit) else float(fit)
+
+
+def misfits(
+    cell: FloatArray,
+    cell_clipped: NDArray[np.bool_],
+    exemplars: FloatArray,
+    exemplars_clipped: NDArray[np.bool_],
+    light_ratios: FloatArray,
+    rules: ExemplarRules,
+    lamp: FloatArray = NEUTRAL,
+) -> FloatArray:
+    """:func:`misfit` of ``cell`` against each of several exemplars at once (exemplars x
+    channels, one light ratio each), ``nan`` where too few channels tell."""
+    free = ~cell_clipped[None, :] & ~exemplars_clipped  # exemplars x channels
     spread = np.log(rules.light_factor_max)
-    factors = light_ratio * np.exp(np.linspace(-spread, spread, rules.light_steps))
-    predicted = factors[:, None] * exemplar[None, :]  # steps x channels, before glare
+    factors = light_ratios[:, None] * np.exp(np.linspace(-spread, spread, rules.light_steps))
+    # exemplars x steps x channels, before glare
+    predicted = factors[:, :, None] * exemplars[:, None, :]
     # The glare's strength that fits the free channels best (least squares along the
     # lamp's colour).
-    along = lamp[free]
-    glare = (cell[None, free] - predicted[:, free]) @ along / float(along @ along)
-    predicted = predicted + glare[:, None] * lamp[None, :]
-    error = np.zeros_like(predicted)
-    error[:, free] = cell[None, free] - predicted[:, free]
+    along = np.where(free, lamp[None, :], 0.0)
+    weight = np.maximum((along * along).sum(axis=1), 1e-12)
+    apart = np.where(free[:, None, :], cell[None, None, :] - predicted, 0.0)
+    glare = (apart * along[:, None, :]).sum(axis=2) / weight[:, None]
+    predicted = predicted + glare[:, :, None] * lamp[None, None, :]
+    error = np.where(free[:, None, :], cell[None, None, :] - predicted, 0.0)
     # The cell clipped where the exemplar did not: the fit must reach the limit there.
-    short = cell_clipped & ~exemplar_clipped
-    error[:, short] = np.maximum(0.0, rules.clipped_linear_min - predicted[:, short])
+    short = (cell_clipped[None, :] & ~exemplars_clipped)[:, None, :]
+    error = np.where(short, np.maximum(0.0, rules.clipped_linear_min - predicted), error)
     # The exemplar clipped where the cell did not: its true level was higher still, so the
     # fit may not pass the cell's.
-    over = exemplar_clipped & ~cell_clipped
-    error[:, over] = np.maximum(0.0, predicted[:, over] - cell[None, over])
-    return float(np.sqrt((error**2).mean(axis=1)).min() * 255.0)
+    over = (exemplars_clipped & ~cell_clipped[None, :])[:, None, :]
+    error = np.where(over, np.maximum(0.0, predicted - cell[None, None, :]), error)
+    fits = np.sqrt((error**2).mean(axis=2)).min(axis=1) * 255.0
+    return np.where(free.sum(axis=1) >= rules.free_channels_min, fits, np.nan)
+
+
+def _reach(cells: NDArray[np.intp], index: int) -> NDArray[np.intp]:
+    """How many rows or columns (the larger) each of ``cells`` lies from cell ``index``."""
+    row, col = divmod(index, GRID)
+    return np.asarray(np.maximum(np.abs(cells // GRID - row), np.abs(cells % GRID - col)))
 
 
 def exemplar_species(
@@ -232,26 +262,25 @@ def exemplar_species(
     inks lie off the floor's hue, where no tint of light takes bare floor.  Where a cell
     of the slot is named, a tile covers all of it: the floor is no candidate there, and
     a washed yellow need only fit clearly better than the other inks."""
-    row, col = divmod(index, GRID)
+    others = np.fromiter(exemplars, dtype=np.intp)
+    near = others[(others != index) & (_reach(others, index) <= rules.radius_cells)].tolist()
     best: dict[str, float] = {}
-    for other in exemplars:
-        if other == index:
-            continue
-        if max(abs(other // GRID - row), abs(other % GRID - col)) > rules.radius_cells:
-            continue
-        ratio = light[index] / light[other]
-        fit = misfit(
+    if near:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratios = light[index] / light[near]
+        fits = misfits(
             cells.light[index],
             clipped[index],
-            cells.light[other],
-            clipped[other],
-            float(ratio) if np.isfinite(ratio) else 1.0,
+            cells.light[near],
+            clipped[near],
+            np.where(np.isfinite(ratios), ratios, 1.0),
             rules,
             lamp,
         )
-        if fit is not None:
-            kind = chars[other]
-            best[kind] = min(best.get(kind, np.inf), fit)
+        for other, fit in zip(near, fits.tolist(), strict=True):
+            if not np.isnan(fit):
+                kind = chars[other]
+                best[kind] = min(best.get(kind, np.inf), fit)
     if not floor_possible:
         best.pop(FLOOR, None)  # a tile covers the slot: no cell of it is bare floor
     if not best:
@@ -365,15 +394,11 @@ class _LowQuantileFit:
 
     def _measured(self) -> LinearCells:
         if self._cells is None:
-            reach = self._rules.radius_cells
-            near = [
-                i
-                for i in self._exemplars
-                if any(
-                    max(abs(i // GRID - j // GRID), abs(i % GRID - j % GRID)) <= reach
-                    for j in self._unread
-                )
-            ]
+            exemplars = np.array(self._exemplars, dtype=np.intp)
+            reach = np.full(len(exemplars), GRID)
+            for cell in self._unread:
+                reach = np.minimum(reach, _reach(exemplars, cell))
+            near = exemplars[reach <= self._rules.radius_cells].tolist()
             chosen = self._unread + near
             self._cells = low_quantile_cells(
                 self._view, self._windows, chosen, self._rules.low_quantile
@@ -408,5 +433,6 @@ __all__ = [
     "lamp_colour",
     "low_quantile_cells",
     "misfit",
+    "misfits",
     "srgb_to_linear",
 ]
