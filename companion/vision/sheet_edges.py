@@ -338,9 +338,9 @@ def _steps(
     outer = (cumulative[at] - cumulative[at - side]) / side
     inner = (cumulative[at + side + 1] - cumulative[at + 1]) / side
     beyond = (cumulative[far + 1] - cumulative[near]) / (far + 1 - near)[:, None]
-    step = np.linalg.norm(inner - outer, axis=1)
-    whole = np.linalg.norm(beyond - outer, axis=1)  # the whole step, past the blur
-    goes_on = np.linalg.norm(inner - beyond, axis=1) <= SHEET_GOES_ON_MAX * whole
+    step = _lengths(inner - outer)
+    whole = _lengths(beyond - outer)  # the whole step, past the blur
+    goes_on = _lengths(inner - beyond) <= SHEET_GOES_ON_MAX * whole
     good = (whole >= EDGE_STEP_MIN) & goes_on
     # The steepest sample of each step, among those whose sheet side goes on (the very
     # steepest of a blurred edge may still be half-way across it).
@@ -356,6 +356,12 @@ def _steps(
     return found
 
 
+def _lengths(vectors: FloatArray) -> FloatArray:
+    """Each row's Euclidean length (as ``np.linalg.norm(vectors, axis=1)``, without its
+    checks: this runs some 500 times a frame)."""
+    return np.asarray(np.sqrt((vectors * vectors).sum(axis=1)))
+
+
 def _consensus_line_points(
     candidates: FloatArray, position: NDArray[np.int64], direction: FloatArray
 ) -> FloatArray:
@@ -364,26 +370,42 @@ def _consensus_line_points(
     ANCHOR_SPAN_POSITIONS further on that the most positions have a candidate within
     LINE_INLIER_PX of, among lines within TRACK_ANGLE_MAX_DEG of ``direction``."""
     anchors = np.flatnonzero(position < ANCHOR_POSITIONS)
-    best: tuple[int, float] = (0, 0.0)
-    chosen: NDArray[np.bool_] | None = None
     sine_max = np.sin(np.radians(TRACK_ANGLE_MAX_DEG))
+    # Every line tried (an anchor and a unit direction from it), in order, with how many
+    # positions have a candidate near it; then, of those the most positions agree on,
+    # the first whose candidates lie closest to it.
+    lines: list[tuple[int, FloatArray]] = []
+    counts: list[NDArray[np.int64]] = []
+    positions = np.zeros((len(candidates), int(position.max()) + 1), dtype=np.int64)
+    positions[np.arange(len(candidates)), position] = 1  # candidates x positions, one-hot
     for a in anchors.tolist():
         others = np.flatnonzero(position >= position[a] + ANCHOR_SPAN_POSITIONS)
         if len(others) == 0:
             continue
         runs = candidates[others] - candidates[a]
-        lengths = np.linalg.norm(runs, axis=1)
+        lengths = _lengths(runs)
         units = runs / np.maximum(lengths, 1e-9)[:, None]
-        aligned = np.abs(units[:, 0] * direction[1] - units[:, 1] * direction[0]) <= sine_max
-        for unit in units[aligned]:
-            normal = np.array([-unit[1], unit[0]])
-            near = np.abs((candidates - candidates[a]) @ normal) <= LINE_INLIER_PX
-            count = len(np.unique(position[near]))
-            spread = float(np.abs((candidates[near] - candidates[a]) @ normal).sum())
-            if count > best[0] or (count == best[0] and spread < best[1]):
-                best, chosen = (count, spread), near
-    if chosen is None:
+        aligned = units[np.abs(units[:, 0] * direction[1] - units[:, 1] * direction[0]) <= sine_max]
+        if len(aligned) == 0:
+            continue
+        normals = np.stack([-aligned[:, 1], aligned[:, 0]], axis=1)
+        near = np.abs((candidates - candidates[a]) @ normals.T) <= LINE_INLIER_PX
+        counts.append(((near.T.astype(np.int64) @ positions) > 0).sum(axis=1))
+        lines.extend((a, unit) for unit in aligned)
+    if not lines:
         return np.zeros((0, 2))
+    every = np.concatenate(counts)
+    tied = np.flatnonzero(every == every.max())
+    anchor = candidates[[lines[k][0] for k in tied]]  # tied lines x 2
+    unit = np.array([lines[k][1] for k in tied])
+    normal = np.stack([-unit[:, 1], unit[:, 0]], axis=1)
+    off = np.abs(
+        (candidates[None, :, 0] - anchor[:, None, 0]) * normal[:, None, 0]
+        + (candidates[None, :, 1] - anchor[:, None, 1]) * normal[:, None, 1]
+    )  # tied lines x candidates
+    near_lines = off <= LINE_INLIER_PX
+    spread = np.where(near_lines, off, 0.0).sum(axis=1)
+    chosen = near_lines[int(np.argmin(spread))]
     # One point per position: the first (strongest) candidate on the line.
     kept = [int(np.flatnonzero(chosen & (position == k))[0]) for k in np.unique(position[chosen])]
     return np.asarray(candidates[kept], np.float64)
