@@ -81,6 +81,18 @@ def _scene(washed: str, glare: float) -> tuple[np.ndarray, list[str], tuple[int,
     return _view(painted), chars, target
 
 
+def _no_floor_near(chars: list[str], target: tuple[int, ...]) -> list[str]:
+    """``chars`` with no bare floor read within the exemplars' reach of ``target``."""
+    rows, cols = zip(*(divmod(t, GRID) for t in target), strict=True)
+    far = list(chars)
+    for i, c in enumerate(chars):
+        row, col = divmod(i, GRID)
+        near = min(max(abs(row - r), abs(col - k)) for r, k in zip(rows, cols, strict=True))
+        if c == "." and near <= RULES.radius_cells:
+            far[i] = "?"
+    return far
+
+
 def test_a_washed_tile_is_named_by_the_tiles_the_frame_read() -> None:
     view, chars, target = _scene("RRGB", 0.55)
     out = _fill(view, chars)
@@ -138,13 +150,7 @@ def test_a_yellow_where_bare_floor_could_be_needs_bare_floor_near_to_compare() -
     # named only when bare floor nearby was tried and fit clearly worse.
     view, chars, target = _scene("YYYY", 0.3)
     assert [_fill(view, chars)[i] for i in target] == ["Y"] * 4
-    rows, cols = zip(*(divmod(t, GRID) for t in target), strict=True)
-    far = list(chars)
-    for i, c in enumerate(chars):
-        row, col = divmod(i, GRID)
-        near = min(max(abs(row - r), abs(col - k)) for r, k in zip(rows, cols, strict=True))
-        if c == "." and near <= RULES.radius_cells:
-            far[i] = "?"  # no bare floor read near the slot
+    far = _no_floor_near(chars, target)
     assert [_fill(view, far)[i] for i in target] == ["?"] * 4
     # The slot's own edge, along its vat's wall, shows: a tile covers it all.
     assert [_fill(view, far, own_edge=True)[i] for i in target] == ["Y"] * 4
@@ -244,13 +250,7 @@ def test_a_cell_named_in_a_slot_of_unread_cells_makes_the_rest_tile_too() -> Non
     # No bare floor read near: a yellow of a slot known only by its outline could be the
     # cream floor.  Once the green beside it is named, a tile covers the whole slot.
     view, chars, target = _scene("GYYY", 0.3)
-    rows, cols = zip(*(divmod(t, GRID) for t in target), strict=True)
-    far = list(chars)
-    for i, c in enumerate(chars):
-        row, col = divmod(i, GRID)
-        near = min(max(abs(row - r), abs(col - k)) for r, k in zip(rows, cols, strict=True))
-        if c == "." and near <= RULES.radius_cells:
-            far[i] = "?"
+    far = _no_floor_near(chars, target)
     assert [_fill(view, far)[i] for i in target] == list("GYYY")
     # The yellows alone stay unread.
     alone, _, _ = _scene("YYYY", 0.3)
