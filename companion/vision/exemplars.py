@@ -391,9 +391,11 @@ class _LowQuantileFit:
         self._exemplars = [i for i, c in enumerate(chars) if c in SPECIES_ORDER] + floor_cells
         self._rules = replace(rules, free_channels_min=rules.low_free_channels_min)
         self._cells: LinearCells | None = None
+        self._clipped: NDArray[np.bool_] | None = None
 
-    def _measured(self) -> LinearCells:
-        if self._cells is None:
+    def _measured(self) -> tuple[LinearCells, NDArray[np.bool_]]:
+        """The cells' low quantiles and which channels of them are at the limit."""
+        if self._cells is None or self._clipped is None:
             exemplars = np.array(self._exemplars, dtype=np.intp)
             reach = np.full(len(exemplars), GRID)
             for cell in self._unread:
@@ -403,14 +405,14 @@ class _LowQuantileFit:
             self._cells = low_quantile_cells(
                 self._view, self._windows, chosen, self._rules.low_quantile
             )
-        return self._cells
+            self._clipped = self._cells.clipped_share >= 0.5
+        return self._cells, self._clipped
 
     def species(
         self, index: int, light: FloatArray, floor_possible: bool, lamp: FloatArray
     ) -> str | None:
         """:func:`exemplar_species` of cell ``index`` at the low quantile."""
-        cells = self._measured()
-        clipped = cells.clipped_share >= 0.5
+        cells, clipped = self._measured()
         return exemplar_species(
             index,
             cells,

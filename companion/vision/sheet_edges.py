@@ -362,6 +362,15 @@ def _lengths(vectors: FloatArray) -> FloatArray:
     return np.asarray(np.sqrt((vectors * vectors).sum(axis=1)))
 
 
+def _distances(candidates: FloatArray, anchors: FloatArray, units: FloatArray) -> FloatArray:
+    """How far (pixels) each candidate lies from each line through ``anchors[k]`` along
+    ``units[k]`` (lines x candidates)."""
+    normal_x, normal_y = -units[:, 1:2], units[:, 0:1]
+    across_x = candidates[None, :, 0] - anchors[:, 0:1]
+    across_y = candidates[None, :, 1] - anchors[:, 1:2]
+    return np.asarray(np.abs(across_x * normal_x + across_y * normal_y))
+
+
 def _consensus_line_points(
     candidates: FloatArray, position: NDArray[np.int64], direction: FloatArray
 ) -> FloatArray:
@@ -388,21 +397,17 @@ def _consensus_line_points(
         aligned = units[np.abs(units[:, 0] * direction[1] - units[:, 1] * direction[0]) <= sine_max]
         if len(aligned) == 0:
             continue
-        normals = np.stack([-aligned[:, 1], aligned[:, 0]], axis=1)
-        near = np.abs((candidates - candidates[a]) @ normals.T) <= LINE_INLIER_PX
-        counts.append(((near.T.astype(np.int64) @ positions) > 0).sum(axis=1))
+        anchor = np.broadcast_to(candidates[a], aligned.shape)
+        near = _distances(candidates, anchor, aligned) <= LINE_INLIER_PX
+        counts.append(((near.astype(np.int64) @ positions) > 0).sum(axis=1))
         lines.extend((a, unit) for unit in aligned)
     if not lines:
         return np.zeros((0, 2))
     every = np.concatenate(counts)
     tied = np.flatnonzero(every == every.max())
-    anchor = candidates[[lines[k][0] for k in tied]]  # tied lines x 2
-    unit = np.array([lines[k][1] for k in tied])
-    normal = np.stack([-unit[:, 1], unit[:, 0]], axis=1)
-    off = np.abs(
-        (candidates[None, :, 0] - anchor[:, None, 0]) * normal[:, None, 0]
-        + (candidates[None, :, 1] - anchor[:, None, 1]) * normal[:, None, 1]
-    )  # tied lines x candidates
+    anchors_tied = candidates[[lines[k][0] for k in tied]]  # tied lines x 2
+    units_tied = np.array([lines[k][1] for k in tied])
+    off = _distances(candidates, anchors_tied, units_tied)  # tied lines x candidates
     near_lines = off <= LINE_INLIER_PX
     spread = np.where(near_lines, off, 0.0).sum(axis=1)
     chosen = near_lines[int(np.argmin(spread))]
