@@ -15,7 +15,7 @@ from companion.vision.floor import CellColour, FloorModel
 from companion.vision.outline import (
     OutlineRules,
     SlotOutlines,
-    doubt_bright_floor_by_walls,
+    doubt_floor_by_walls,
     prove_floor_by_outline,
 )
 
@@ -187,19 +187,12 @@ def test_slots_with_a_read_species_are_left_to_the_other_passes() -> None:
 LAYOUT = CanonicalLayout(PROFILE)
 
 
-def _doubt(tiles: list[tuple[int, ...]], lightness: float = 240.0) -> str:
-    """Every cell read bare, the board's view in glare with tiles in ``tiles``, and the
-    cells of those tiles at ``lightness`` while the rest are at the frame's 240."""
-    colour, _ = _glare(washed=False)
-    light = np.full(GRID * GRID, 240.0)
-    for slot in tiles:
-        light[list(slot)] = lightness
-    colour = replace(colour, lightness=light)
+def _doubt(tiles: list[tuple[int, ...]], cells: list[str] | None = None) -> str:
+    """``cells`` (every cell read bare unless given) checked against the board's view in
+    glare with tiles in ``tiles``."""
     view = LAYOUT.warp(_frame(tiles), HOMOGRAPHY)
-    out = doubt_bright_floor_by_walls(
-        ["."] * (GRID * GRID), colour, OUTLINES, view, LAYOUT.px_per_mm
-    )
-    return "".join(out)
+    read = ["."] * (GRID * GRID) if cells is None else cells
+    return "".join(doubt_floor_by_walls(read, OUTLINES, view, LAYOUT.px_per_mm))
 
 
 def test_a_tile_washed_to_the_floors_colour_shows_its_edge_along_the_vat_walls() -> None:
@@ -213,7 +206,17 @@ def test_a_tile_washed_to_the_floors_colour_shows_its_edge_along_the_vat_walls()
     assert [cells[i] for i in FAR] == ["."] * 4
 
 
-def test_slots_dimmer_than_the_frames_brightest_are_left_to_the_colour_proof() -> None:
-    dim = 240.0 - OUTLINES.rules.bright_margin - 1.0
-    cells = _doubt([LEFT], lightness=dim)
-    assert [cells[i] for i in LEFT] == ["."] * 4
+def test_the_walls_judge_slots_read_bare_in_part_and_leave_tiles_read_alone() -> None:
+    cells = ["."] * (GRID * GRID)
+    cells[LEFT[0]] = "?"
+    assert [_doubt([LEFT], cells)[i] for i in LEFT] == ["?"] * 4
+    cells[LEFT[0]] = "Y"  # a species read: the colour proof did not take it for floor
+    assert [_doubt([LEFT], cells)[i] for i in LEFT] == ["Y", ".", ".", "."]
+
+
+def test_each_slot_asked_of_at_once_gets_its_own_walls_edge() -> None:
+    view = LAYOUT.warp(_frame([LEFT]), HOMOGRAPHY)
+    edges = OUTLINES.wall_edges(view, LAYOUT.px_per_mm, [RIGHT, LEFT, FAR])
+    assert edges[1] >= OUTLINES.rules.wall_edge_min > max(edges[0], edges[2])
+    assert OUTLINES.wall_edges(view, LAYOUT.px_per_mm, [LEFT, FAR]) == edges[1:]
+    assert OUTLINES.wall_edges(view, LAYOUT.px_per_mm, []) == []

@@ -14,6 +14,7 @@ side (a tile in the slot would show its own edge on each of them).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -78,9 +79,6 @@ class OutlineRules:
     # generated frames, 18), while yellow tiles glare washed to the floor's very colour
     # that nothing else read showed 52 to 105.
     own_edge_min: float = 35.0
-    # Slots with a cell within this much (8-bit L) of the frame's brightest cell are looked
-    # at for a tile washed to the floor's colour: glare lifts a tile to the frame's top.
-    bright_margin: float = 8.0
 
 
 class SlotOutlines:
@@ -109,6 +107,7 @@ class SlotOutlines:
         self._margin_mm = rules.band_half_mm + rules.line_width_max_mm
         width = round(rules.line_width_max_mm * rules.px_per_mm) | 1
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width))
+        self._bands: dict[float, _WallBands] = {}
 
     def strongest_edge(
         self,
@@ -150,22 +149,73 @@ class SlotOutlines:
         """The most edge-like of the slot's sides along its vat's walls, in the reader's
         canonical view (``px_per_mm``): no other slot's tile lies there, so an edge there
         is this slot's tile."""
-        x0, y0 = self._origin_mm[slot[0]]
+        return self.wall_edges(view_bgr, px_per_mm, [slot])[0]
+
+    def wall_edges(
+        self, view_bgr: NDArray[np.uint8], px_per_mm: float, slots: Sequence[tuple[int, ...]]
+    ) -> list[float]:
+        """:meth:`wall_edge` of each of ``slots``, from one black-hat of the whole view: a
+        frame asks of every slot read bare, up to the board's 64."""
+        grey = cv2.cvtColor(view_bgr, cv2.COLOR_BGR2GRAY)
+        lines = np.asarray(cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, _VIEW_KERNEL), np.uint8)
+        bands = self._wall_bands(px_per_mm)
+        wanted = [side for slot in slots for side in bands.sides_of[slot[0]]]
+        if not wanted:
+            return [0.0] * len(slots)
+        picked = np.asarray(wanted, np.intp)
+        darkest = lines[bands.rows[picked], bands.cols[picked]].max(axis=1)
+        along = np.sort(darkest, axis=1)  # medians along each side, as in _median
+        count = along.shape[1]
+        medians = (along[:, (count - 1) // 2].astype(np.float64) + along[:, count // 2]) / 2.0
+        edges, at = [], 0
+        for slot in slots:
+            n = len(bands.sides_of[slot[0]])
+            edges.append(float(medians[at : at + n].max()) if n else 0.0)
+            at += n
+        return edges
+
+    def _wall_bands(self, px_per_mm: float) -> _WallBands:
+        """The pixels of every wall side's band in a canonical view at ``px_per_mm``, laid
+        out at the first ask (a reader has one view resolution)."""
+        if px_per_mm not in self._bands:
+            self._bands[px_per_mm] = self._lay_out_wall_bands(px_per_mm)
+        return self._bands[px_per_mm]
+
+    def _lay_out_wall_bands(self, px_per_mm: float) -> _WallBands:
         s = px_per_mm
         half = round(self.rules.band_half_mm * s)
-        pad = half + _VIEW_KERNEL.shape[0]
-        near_x, near_y = round(x0 * s), round(y0 * s)
         side = round(self._side_mm * s)
-        top, left = max(near_y - pad, 0), max(near_x - pad, 0)
-        crop = view_bgr[top : near_y + side + pad + 1, left : near_x + side + pad + 1]
-        grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
-        lines = np.asarray(cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, _VIEW_KERNEL), np.uint8)
-        corner = (near_x - left, near_y - top)
-        far = (corner[0] + side, corner[1] + side)
         inset = round((1 - self.rules.side_span) / 2 * side)
-        return max(
-            _side_edge(lines, name, corner, far, half, inset) for name in self._wall_sides[slot[0]]
-        )
+        across = np.arange(-half, half + 1)[:, None]
+        rows: list[NDArray[np.intp]] = []
+        cols: list[NDArray[np.intp]] = []
+        sides_of: dict[int, list[int]] = {}
+        for first, names in self._wall_sides.items():
+            x0, y0 = self._origin_mm[first]
+            near_x, near_y = round(x0 * s), round(y0 * s)
+            along = np.arange(inset, side - inset)[None, :]
+            sides_of[first] = []
+            for name in names:
+                if name in ("top", "bottom"):
+                    y = near_y + (0 if name == "top" else side)
+                    r, c = y + across + 0 * along, near_x + along + 0 * across
+                else:
+                    x = near_x + (0 if name == "left" else side)
+                    r, c = near_y + along + 0 * across, x + across + 0 * along
+                sides_of[first].append(len(rows))
+                rows.append(r)
+                cols.append(c)
+        return _WallBands(np.stack(rows), np.stack(cols), sides_of)
+
+
+@dataclass(frozen=True)
+class _WallBands:
+    """Pixel rows and columns (sides x across x along) of the bands along the vat walls,
+    and which of them belong to each slot (by its first cell)."""
+
+    rows: NDArray[np.intp]
+    cols: NDArray[np.intp]
+    sides_of: dict[int, list[int]]
 
 
 def _side_edge(
@@ -242,32 +292,34 @@ def _sides_not_beside_a_tile(
     )
 
 
-def doubt_bright_floor_by_walls(
+def doubt_floor_by_walls(
     cells: list[str],
-    colour: CellColour,
     outlines: SlotOutlines,
     view_bgr: NDArray[np.uint8],
     px_per_mm: float,
 ) -> list[str]:
-    """Slots read bare, in part or whole, among the frame's brightest cells become ``?``
-    where a side along their vat's wall shows a tile's edge.
+    """Slots read bare, in part or whole, become ``?`` where a side along their vat's wall
+    shows a tile's edge.
 
     Where glare lifts a tile to the sensor's limit, or to a lower limit that a camera's
     gains after the sensor set, its colour can be the floor's own, and the colour proof
     takes it for floor.  Its outline does not wash away, and along the vat's walls no
-    neighbour's tile can have put it there: bare floor shows nothing on those sides.
-    Only the brightest slots are looked at (see ``OutlineRules.bright_margin``): glare is
-    where the frame is brightest.
+    neighbour's tile can have put it there: bare floor shows nothing on those sides.  The
+    glare need not be the frame's brightest spot: in photoreal frames developed half a
+    stop darker, yellow tiles washed to the floor's colour lay 10 to 14 levels of L below
+    the frame's brightest cell.
     """
     out = list(cells)
-    bright = colour.lightness >= float(colour.lightness.max()) - outlines.rules.bright_margin
-    for slot in outlines.profile.slots:
-        chars = [out[i] for i in slot]
-        if "." not in chars or any(c not in ".?" for c in chars):
-            continue
-        if not any(bright[i] for i in slot):
-            continue
-        if outlines.wall_edge(view_bgr, px_per_mm, slot) >= outlines.rules.wall_edge_min:
+    suspects = [
+        slot
+        for slot in outlines.profile.slots
+        if "." in (chars := [out[i] for i in slot]) and all(c in ".?" for c in chars)
+    ]
+    if not suspects:
+        return out
+    edges = outlines.wall_edges(view_bgr, px_per_mm, suspects)
+    for slot, edge in zip(suspects, edges, strict=True):
+        if edge >= outlines.rules.wall_edge_min:
             for i in slot:
                 out[i] = "?"
     return out
@@ -294,6 +346,6 @@ __all__ = [
     "OutlineRules",
     "Side",
     "SlotOutlines",
-    "doubt_bright_floor_by_walls",
+    "doubt_floor_by_walls",
     "prove_floor_by_outline",
 ]

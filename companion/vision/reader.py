@@ -76,7 +76,7 @@ from companion.vision.occlusion import (
 from companion.vision.outline import (
     OutlineRules,
     SlotOutlines,
-    doubt_bright_floor_by_walls,
+    doubt_floor_by_walls,
     prove_floor_by_outline,
 )
 from companion.vision.pastel import PastelRules, fill_pastel_slots, fill_washed_tiles
@@ -588,9 +588,7 @@ class BoardReader:
             )
         cells = doubt_lone_clipped_floor(cells, colour, floor, self.profile.slots, hidden)
         cells = fill_open_slots(cells, fractions, self.profile, self.cell_rules)
-        cells = doubt_bright_floor_by_walls(
-            cells, colour, self.outlines, view, self.layout.px_per_mm
-        )
+        cells = doubt_floor_by_walls(cells, self.outlines, view, self.layout.px_per_mm)
         edge_min = self.outlines.rules.edge_min
 
         @functools.cache  # the pastel and exemplar passes may ask of the same slot
