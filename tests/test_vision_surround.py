@@ -306,6 +306,17 @@ def test_a_dark_arm_is_found_where_it_comes_in_and_where_it_hides_the_tiles(seed
     _read_safely(seed, arm=True)
 
 
+def test_a_dark_arm_joined_to_the_tiles_it_lies_on_is_found_and_is_the_arm_alone() -> None:
+    """The frame of ``bench vision --conditions --seed 77001`` with a dark arm over a red
+    checked tablecloth: the broad body reaching in was joined to the tiles beside the arm,
+    and the colour of the whole, mostly theirs, went on past no edge, so the arm was
+    missed and 9 bare cells read yellow.  Where it crosses the sheet's band its colour
+    goes on; and the arm's region is its own pixels, not the tiles joined to it (taken
+    whole, 228 of the 256 cells were unread)."""
+    state, _ = _read_safely(77100, arm=True)
+    assert state.cells.count("?") <= 0.4 * len(state.cells)
+
+
 def test_an_arm_the_lamps_fit_took_for_a_lamp_is_looked_for_under_one_balance() -> None:
     """The frame of ``bench vision --conditions --seed 81001`` with a dark arm over the
     corner of a hidden marker: the light's fit across the sheet took the arm's colour for

@@ -397,14 +397,34 @@ def _body_reaching_in(
         unknown = np.count_nonzero(over & (classes == PixelClass.UNKNOWN))
         if hides_print is None:
             share = BODY_UNKNOWN_OVER_CELLS_MIN * np.count_nonzero(over)
-            hides, crossing = bool(unknown >= share), part
+            hides = bool(unknown >= share)
+            # Its colour as a whole, or where it crosses the band (joined to the tiles
+            # it lies on, a body takes their colours as a whole).
+            crossings: tuple[NDArray[np.bool_], ...] = (part, part & outer)
         else:
             forearm = _width_px(part) >= DARK_BODY_MIN_WIDTH_MM * px_per_mm
             colourless = bool(unknown >= DARK_BODY_UNKNOWN_OVER_CELLS_MIN * np.count_nonzero(over))
-            hides, crossing = (forearm or colourless) and hides_print(part), part & outer
-        if hides and _goes_on_somewhere(crossing, surround, area_px):
-            body |= part
+            hides, crossings = (forearm or colourless) and hides_print(part), (part & outer,)
+        if hides and any(_goes_on_somewhere(c, surround, area_px) for c in crossings):
+            body |= _own_body(part, classes, last, px_per_mm)
     return body
+
+
+def _own_body(
+    part: NDArray[np.bool_], classes: NDArray[np.uint8], last: int, px_per_mm: float
+) -> NDArray[np.bool_]:
+    """The arm in a body found reaching in (``part``): its pixels of no species' colour
+    (classes above R up to ``last``) as broad as a hand, in the pieces that reach the
+    view's edge.  A body is joined to the tiles it lies against, which show their colours
+    (conditions 77100: a dark arm over the grid joined to half the board's tiles); where
+    too little of it is left, the whole part stands."""
+    own = _u8(part & (classes > PixelClass.R) & (classes <= last))
+    broad = cv2.morphologyEx(own, cv2.MORPH_OPEN, _disc(_hand_width_px(px_per_mm)))
+    _, parts = _labelled(_u8(broad))
+    rim = np.unique(np.concatenate([parts[0], parts[-1], parts[:, 0], parts[:, -1]]))
+    reaching = np.isin(parts, rim[rim > 0])
+    area_px = HAND_MIN_AREA_MM2 * px_per_mm * px_per_mm
+    return reaching if np.count_nonzero(reaching) >= area_px else part
 
 
 def _goes_on_somewhere(crossing: NDArray[np.bool_], surround: SheetSurround, min_px: float) -> bool:
