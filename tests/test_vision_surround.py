@@ -317,6 +317,13 @@ def test_a_dark_arm_joined_to_the_tiles_it_lies_on_is_found_and_is_the_arm_alone
     assert state.cells.count("?") <= 0.4 * len(state.cells)
 
 
+def test_a_body_whose_whole_colour_goes_on_stays_whole() -> None:
+    """Seed 77095 of the same set: a body whose colour as a whole goes on past the edge
+    is the arm as found, tiles and all.  Cut down to its pixels of no species' colour, it
+    was too small to hide the print, was taken for a shadow, and 6 cells read wrong."""
+    _read_safely(77095, arm=True)
+
+
 def test_an_arm_the_lamps_fit_took_for_a_lamp_is_looked_for_under_one_balance() -> None:
     """The frame of ``bench vision --conditions --seed 81001`` with a dark arm over the
     corner of a hidden marker: the light's fit across the sheet took the arm's colour for

@@ -397,16 +397,21 @@ def _body_reaching_in(
         unknown = np.count_nonzero(over & (classes == PixelClass.UNKNOWN))
         if hides_print is None:
             share = BODY_UNKNOWN_OVER_CELLS_MIN * np.count_nonzero(over)
-            hides = bool(unknown >= share)
-            # Its colour as a whole, or where it crosses the band (joined to the tiles
-            # it lies on, a body takes their colours as a whole).
-            crossings: tuple[NDArray[np.bool_], ...] = (part, part & outer)
-        else:
-            forearm = _width_px(part) >= DARK_BODY_MIN_WIDTH_MM * px_per_mm
-            colourless = bool(unknown >= DARK_BODY_UNKNOWN_OVER_CELLS_MIN * np.count_nonzero(over))
-            hides, crossings = (forearm or colourless) and hides_print(part), (part & outer,)
-        if hides and any(_goes_on_somewhere(c, surround, area_px) for c in crossings):
-            body |= _own_body(part, classes, last, px_per_mm)
+            if unknown < share:
+                continue
+            if _goes_on_somewhere(part, surround, area_px):
+                body |= part
+            elif _goes_on_somewhere(part & outer, surround, area_px):
+                # Joined to the tiles it lies on, a body takes their colours as a whole;
+                # where it crosses the band its own colour goes on, and the arm is its
+                # own pixels.
+                body |= _own_body(part, classes, last, px_per_mm)
+            continue
+        forearm = _width_px(part) >= DARK_BODY_MIN_WIDTH_MM * px_per_mm
+        colourless = bool(unknown >= DARK_BODY_UNKNOWN_OVER_CELLS_MIN * np.count_nonzero(over))
+        hides = (forearm or colourless) and hides_print(part)
+        if hides and _goes_on_somewhere(part & outer, surround, area_px):
+            body |= part
     return body
 
 
