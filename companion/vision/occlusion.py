@@ -385,11 +385,9 @@ def _body_reaching_in(
     on_band = cv2.bitwise_and(unexplained, outer.view(np.uint8))  # 0 or 1
     if cv2.countNonZero(on_band) < area_px:  # most frames: the edge is bare
         return body
-    broad = cv2.morphologyEx(unexplained, cv2.MORPH_OPEN, _disc(_hand_width_px(px_per_mm)))
-    _, parts = _labelled(_u8(broad))
-    rim = np.unique(np.concatenate([parts[0], parts[-1], parts[:, 0], parts[:, -1]]))
+    parts, reaching = _broad_parts_reaching_the_edge(_u8(unexplained), px_per_mm)
     body_px = BODY_MIN_AREA_MM2 * px_per_mm * px_per_mm
-    for label in rim[rim > 0].tolist():
+    for label in reaching:
         part = parts == label
         over = part & cells
         if np.count_nonzero(part) < body_px or np.count_nonzero(over) < area_px:
@@ -424,12 +422,21 @@ def _own_body(
     (conditions 77100: a dark arm over the grid joined to half the board's tiles); where
     too little of it is left, the whole part stands."""
     own = _u8(part & (classes > PixelClass.R) & (classes <= last))
-    broad = cv2.morphologyEx(own, cv2.MORPH_OPEN, _disc(_hand_width_px(px_per_mm)))
-    _, parts = _labelled(_u8(broad))
-    rim = np.unique(np.concatenate([parts[0], parts[-1], parts[:, 0], parts[:, -1]]))
-    reaching = np.isin(parts, rim[rim > 0])
+    parts, labels = _broad_parts_reaching_the_edge(own, px_per_mm)
+    reaching = np.isin(parts, labels)
     area_px = HAND_MIN_AREA_MM2 * px_per_mm * px_per_mm
     return reaching if np.count_nonzero(reaching) >= area_px else part
+
+
+def _broad_parts_reaching_the_edge(
+    mask: NDArray[np.uint8], px_per_mm: float
+) -> tuple[NDArray[np.int32], list[int]]:
+    """The parts of ``mask`` (0 or 1) as broad as a hand, labelled, and the labels of
+    those that reach the view's edge: what comes in from outside, as an arm does."""
+    broad = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _disc(_hand_width_px(px_per_mm)))
+    _, parts = _labelled(_u8(broad))
+    rim = np.unique(np.concatenate([parts[0], parts[-1], parts[:, 0], parts[:, -1]]))
+    return parts, rim[rim > 0].tolist()
 
 
 def _goes_on_somewhere(crossing: NDArray[np.bool_], surround: SheetSurround, min_px: float) -> bool:

@@ -186,22 +186,24 @@ class SlotOutlines:
         half = round(self.rules.band_half_mm * s)
         side = round(self._side_mm * s)
         inset = round((1 - self.rules.side_span) / 2 * side)
-        across = np.arange(-half, half + 1)[:, None]
+        # Each band's offsets (across x along): across the side, then along it.
+        across, along = np.meshgrid(
+            np.arange(-half, half + 1), np.arange(inset, side - inset), indexing="ij"
+        )
         rows: list[NDArray[np.intp]] = []
         cols: list[NDArray[np.intp]] = []
         sides_of: dict[int, list[int]] = {}
         for first, names in self._wall_sides.items():
             x0, y0 = self._origin_mm[first]
             near_x, near_y = round(x0 * s), round(y0 * s)
-            along = np.arange(inset, side - inset)[None, :]
             sides_of[first] = []
             for name in names:
                 if name in ("top", "bottom"):
                     y = near_y + (0 if name == "top" else side)
-                    r, c = y + across + 0 * along, near_x + along + 0 * across
+                    r, c = y + across, near_x + along
                 else:
                     x = near_x + (0 if name == "left" else side)
-                    r, c = near_y + along + 0 * across, x + across + 0 * along
+                    r, c = near_y + along, x + across
                 sides_of[first].append(len(rows))
                 rows.append(r)
                 cols.append(c)
