@@ -17,7 +17,7 @@ from companion.games.garum.state import BoardState
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.colour import PixelClass
 from companion.vision.conditions import SKIN_TONES_BGR
-from companion.vision.occlusion import REDUCE, hand_mask
+from companion.vision.occlusion import REDUCE, hand_mask, traced_under_fit
 from companion.vision.reader import BoardReader, Reading
 from companion.vision.render import random_state, render, shot_for
 from companion.vision.surround import SheetSurround
@@ -339,6 +339,38 @@ def test_a_warm_lamps_tint_is_not_searched_for_an_arm_under_one_balance() -> Non
     spaces were left unread for an arm that was not there."""
     state, _ = _read_safely(82148, arm=False)
     assert state.cells.count("?") == 0
+
+
+@pytest.mark.parametrize("seed", [77378, 77392])
+def test_a_warm_lamps_tint_the_fitted_balance_follows_whole_is_no_arm(seed: int) -> None:
+    """Clear frames of ``bench vision --conditions --seed 77301``, lit warm on one side
+    beside a brown surround: under the single balance the tinted sheet turned tile-yellow
+    and reached the view's edge as a body whose colour goes on past it, and 83 and 191
+    cells were left unread for an arm that was not there.  Under the balance fitted place
+    by place the same stretch is bare sheet all over, as an arm's never is."""
+    state, _ = _read_safely(seed, arm=False)
+    assert state.cells.count("?") == 0
+
+
+def test_an_arm_leaves_a_trace_under_the_fitted_balance_and_a_tint_none() -> None:
+    s = LAYOUT.px_per_mm
+    height, width = LAYOUT.cell_mask.shape
+    region = np.zeros((height, width), dtype=bool)
+    region[: round(70 * s), round(150 * s) : round(250 * s)] = True  # over the top strip
+    bare = np.full((height, width), PixelClass.NEUTRAL, dtype=np.uint8)
+    assert not traced_under_fit(region, bare, LAYOUT)
+    # The arm's edge, of no class, runs across it.
+    edged = bare.copy()
+    edged[:, round(195 * s) : round(205 * s)] = PixelClass.UNKNOWN
+    assert traced_under_fit(region, edged, LAYOUT)
+    # A piece's fringe of no class is no trace: a colour's surroundings are set aside.
+    fringed = bare.copy()
+    fringed[:, round(195 * s) : round(205 * s)] = PixelClass.R
+    fringed[:, round(194 * s) : round(195 * s)] = PixelClass.UNKNOWN
+    fringed[:, round(205 * s) : round(206 * s)] = PixelClass.UNKNOWN
+    assert not traced_under_fit(region, fringed, LAYOUT)
+    # Over the grid alone there is nothing to judge by, and the arm stands.
+    assert traced_under_fit(LAYOUT.cell_mask.copy(), bare, LAYOUT)
 
 
 @pytest.mark.parametrize("seed", [24021, 24059])

@@ -84,6 +84,16 @@ FOREIGN_AB_MIN = 12.0
 SEED_SKIN_SHARE = 0.3
 
 
+# An arm found under the single balance alone must leave a trace under the balance fitted
+# place by place, which bends only smoothly: where that fit took an arm for a lamp, the
+# arm's edge and shading still show of no class.  Over the sheet's ring, away from the
+# pieces (whose fringes are of no class), this share of the arm's region shows so: real
+# arms found that way, 0.08 to 0.81 (photoreal and generated frames); a warm lamp's tint,
+# which the fit follows whole, 0.004 to 0.025.
+TRACE_UNDER_FIT_MIN = 0.05
+# Pixels this near (mm) a piece's or tile's colour are not judged for that trace.
+TRACE_CLEAR_OF_PIECES_MM = 3.5
+
 # Whether a region of the reduced view (``REDUCE``) hides the board's print there.
 PrintJudge = Callable[[NDArray[np.bool_]], bool]
 
@@ -221,6 +231,21 @@ def reduced_hand_mask(
     region = _u8(cv2.dilate(region, kernel))
     full = cv2.resize(region, (full_shape[1], full_shape[0]), interpolation=cv2.INTER_NEAREST)
     return np.asarray(full > 0, dtype=bool)
+
+
+def traced_under_fit(
+    region: NDArray[np.bool_], fitted: NDArray[np.uint8], layout: CanonicalLayout
+) -> bool:
+    """Whether an arm's ``region``, found under the single balance, shows under the classes
+    the place-by-place balance gave (``fitted``): a lamp's tint it followed does not (see
+    ``TRACE_UNDER_FIT_MIN``).  With nothing to judge it by, the arm stands."""
+    species = cv2.inRange(fitted, int(PixelClass.B), int(PixelClass.R))
+    clear = 2 * round(TRACE_CLEAR_OF_PIECES_MM * layout.px_per_mm) + 1
+    near = cv2.dilate(species, np.ones((clear, clear), np.uint8)) > 0
+    judged = region & layout.ring_mask & ~near
+    total = np.count_nonzero(judged)
+    unexplained = np.count_nonzero(judged & (fitted >= PixelClass.UNKNOWN))
+    return bool(total == 0 or unexplained >= TRACE_UNDER_FIT_MIN * total)
 
 
 def _foreign(

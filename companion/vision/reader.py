@@ -71,6 +71,7 @@ from companion.vision.occlusion import (
     REDUCE,
     hand_mask,
     reduced_hand_mask,
+    traced_under_fit,
     within_reach,
 )
 from companion.vision.outline import (
@@ -515,7 +516,15 @@ class BoardReader:
                 return self._classified(view, single_light, (balanced, part.shift))
 
             more = self._cells_under(single_hand) - self._cells_under(hand)
-            if single_hand is not None and more >= ARM_OVER_GRID_CELLS:
+            if (
+                single_hand is not None
+                and more >= ARM_OVER_GRID_CELLS
+                # Shown by the single balance alone, it may be a warm lamp's tint that
+                # the fitted balance followed whole (conditions 77378, 77392).
+                and (
+                    hand is not None or traced_under_fit(single_hand, sorted_.classes, self.layout)
+                )
+            ):
                 other, sorted_ = sorted_, single()
                 hand = single_hand if hand is None else hand | single_hand
             elif hand is not None:
