@@ -18,6 +18,8 @@ from companion.vision.outline import (
     doubt_floor_by_walls,
     prove_floor_by_outline,
 )
+from companion.vision.reader import BoardReader
+from companion.vision.render import random_state, render, shot_for
 
 PROFILE = load_profile("troia")
 MODEL = ColourModel.from_profile(PROFILE)
@@ -187,12 +189,17 @@ def test_slots_with_a_read_species_are_left_to_the_other_passes() -> None:
 LAYOUT = CanonicalLayout(PROFILE)
 
 
-def _doubt(tiles: list[tuple[int, ...]], cells: list[str] | None = None) -> str:
+def _doubt(
+    tiles: list[tuple[int, ...]],
+    cells: list[str] | None = None,
+    lightness: NDArray[np.float64] | None = None,
+) -> str:
     """``cells`` (every cell read bare unless given) checked against the board's view in
-    glare with tiles in ``tiles``."""
+    glare with tiles in ``tiles``; every cell as light as glare makes it unless given."""
     view = LAYOUT.warp(_frame(tiles), HOMOGRAPHY)
     read = ["."] * (GRID * GRID) if cells is None else cells
-    return "".join(doubt_floor_by_walls(read, OUTLINES, view, LAYOUT.px_per_mm))
+    light = np.full(GRID * GRID, 240.0) if lightness is None else lightness
+    return "".join(doubt_floor_by_walls(read, OUTLINES, view, LAYOUT.px_per_mm, light))
 
 
 def test_a_tile_washed_to_the_floors_colour_shows_its_edge_along_the_vat_walls() -> None:
@@ -220,3 +227,29 @@ def test_each_slot_asked_of_at_once_gets_its_own_walls_edge() -> None:
     assert edges[1] >= OUTLINES.rules.wall_edge_min > max(edges[0], edges[2])
     assert OUTLINES.wall_edges(view, LAYOUT.px_per_mm, [LEFT, FAR]) == edges[1:]
     assert OUTLINES.wall_edges(view, LAYOUT.px_per_mm, []) == []
+
+
+def test_a_slot_read_bare_partly_in_a_shadow_is_no_washed_tile() -> None:
+    # Glare lights a washed tile all over; half its cells in a shadow, a slot read bare
+    # is bare floor whatever line the shadow's edge draws beside its wall.
+    lightness = np.full(GRID * GRID, 240.0)
+    assert [_doubt([LEFT], lightness=lightness)[i] for i in LEFT] == ["?"] * 4
+    lightness[[LEFT[2], LEFT[3]]] = 170.0
+    assert [_doubt([LEFT], lightness=lightness)[i] for i in LEFT] == ["."] * 4
+    # Only the cells read bare count: a dark cell left unread proves no shadow.
+    cells = ["."] * (GRID * GRID)
+    cells[LEFT[2]] = cells[LEFT[3]] = "?"
+    assert [_doubt([LEFT], cells, lightness)[i] for i in LEFT] == ["?"] * 4
+
+
+def test_a_hard_shadows_edge_beside_a_bare_slots_wall_leaves_it_read_bare() -> None:
+    """Frame 77496 of ``bench vision --conditions --seed 77401``: a lamp arm's hard shadow
+    crosses a bare slot at the grid's edge, its edge running just inside the vat's wall,
+    and where it overlaps the wall it draws a thin dark line like a tile's edge gap.  The
+    slot, half in the shadow, was left unread (4 cells)."""
+    seed = 77496
+    truth = random_state(PROFILE, np.random.default_rng(seed + 7_919))
+    frame = render(PROFILE, truth, shot_for(seed, False, True)).image
+    state = BoardReader(PROFILE).read(frame).state
+    assert state is not None
+    assert state.cells == truth.cells

@@ -40,6 +40,12 @@ QUIET_SIDES_MIN = 2
 # the colour proof's 4 left photoreal glare slots unread), and of 4,058 bare cells clipped
 # in any, 95 % within 8; clipped tiles come as near as 0.4 either way.
 CLIPPED_FLOOR_OFFSET_MAX = 8.0
+# Cells of one slot read bare, the darkest under this share of the brightest's lightness
+# (8-bit L), lie partly in a shadow.  The glare-washed tiles read bare that their walls'
+# edge caught (photoreal, as rendered and developed half a stop darker) spanned 0.93 to
+# 0.98 within a slot; a bare slot crossed by a lamp arm's hard shadow whose edge ran
+# beside its wall (conditions 77496), 0.72.
+SHADOWED_IN_SLOT_MAX = 0.8
 # Where the slot beside each side starts, in cells (rows, columns) from the slot's first.
 _BESIDE: dict[Side, tuple[int, int]] = {
     "top": (-2, 0),
@@ -299,6 +305,7 @@ def doubt_floor_by_walls(
     outlines: SlotOutlines,
     view_bgr: NDArray[np.uint8],
     px_per_mm: float,
+    lightness: NDArray[np.float64],
 ) -> list[str]:
     """Slots read bare, in part or whole, become ``?`` where a side along their vat's wall
     shows a tile's edge.
@@ -309,13 +316,17 @@ def doubt_floor_by_walls(
     neighbour's tile can have put it there: bare floor shows nothing on those sides.  The
     glare need not be the frame's brightest spot: in photoreal frames developed half a
     stop darker, yellow tiles washed to the floor's colour lay 10 to 14 levels of L below
-    the frame's brightest cell.
+    the frame's brightest cell.  A slot whose cells read bare lie some in a shadow and
+    some out of it (``lightness``, each cell's) is no washed tile, which glare lights
+    all over; the shadow's edge, running beside a wall, draws a line there like a tile's.
     """
     out = list(cells)
     suspects = [
         slot
         for slot in outlines.profile.slots
-        if "." in (chars := [out[i] for i in slot]) and all(c in ".?" for c in chars)
+        if "." in (chars := [out[i] for i in slot])
+        and all(c in ".?" for c in chars)
+        and not _shadow_across(slot, out, lightness)
     ]
     if not suspects:
         return out
@@ -325,6 +336,13 @@ def doubt_floor_by_walls(
             for i in slot:
                 out[i] = "?"
     return out
+
+
+def _shadow_across(slot: tuple[int, ...], cells: list[str], lightness: NDArray[np.float64]) -> bool:
+    """Whether the cells of ``slot`` read bare lie partly in a shadow: the darkest under
+    ``SHADOWED_IN_SLOT_MAX`` of the brightest's lightness."""
+    bare = [float(lightness[i]) for i in slot if cells[i] == "."]
+    return min(bare) < SHADOWED_IN_SLOT_MAX * max(bare)
 
 
 def _wall_sides(profile: BoardProfile, slot: tuple[int, ...]) -> tuple[Side, ...]:

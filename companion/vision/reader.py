@@ -597,7 +597,9 @@ class BoardReader:
             )
         cells = doubt_lone_clipped_floor(cells, colour, floor, self.profile.slots, hidden)
         cells = fill_open_slots(cells, fractions, self.profile, self.cell_rules)
-        cells = doubt_floor_by_walls(cells, self.outlines, view, self.layout.px_per_mm)
+        cells = doubt_floor_by_walls(
+            cells, self.outlines, view, self.layout.px_per_mm, colour.lightness
+        )
         edge_min = self.outlines.rules.edge_min
 
         @functools.cache  # the pastel and exemplar passes may ask of the same slot
