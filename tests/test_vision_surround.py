@@ -359,18 +359,25 @@ def test_an_arm_leaves_a_trace_under_the_fitted_balance_and_a_tint_none() -> Non
     region[: round(70 * s), round(150 * s) : round(250 * s)] = True  # over the top strip
     bare = np.full((height, width), PixelClass.NEUTRAL, dtype=np.uint8)
     assert not traced_under_fit(region, bare, LAYOUT)
-    # The arm's edge, of no class, runs across it.
+    # The arm's edge, of no class, runs along the region's border, within it and past it.
     edged = bare.copy()
-    edged[:, round(195 * s) : round(205 * s)] = PixelClass.UNKNOWN
+    edged[:, round(242 * s) : round(258 * s)] = PixelClass.UNKNOWN
     assert traced_under_fit(region, edged, LAYOUT)
+    # Patches of no class within the region alone are no arm's edge: they stop at its
+    # border, as a tint's do.
+    within = bare.copy()
+    within[:, round(195 * s) : round(205 * s)] = PixelClass.UNKNOWN
+    assert not traced_under_fit(region, within, LAYOUT)
     # A piece's fringe of no class is no trace: a colour's surroundings are set aside.
     fringed = bare.copy()
-    fringed[:, round(195 * s) : round(205 * s)] = PixelClass.R
-    fringed[:, round(194 * s) : round(195 * s)] = PixelClass.UNKNOWN
-    fringed[:, round(205 * s) : round(206 * s)] = PixelClass.UNKNOWN
+    fringed[:, round(242 * s) : round(258 * s)] = PixelClass.R
+    fringed[:, round(241 * s) : round(242 * s)] = PixelClass.UNKNOWN
+    fringed[:, round(258 * s) : round(259 * s)] = PixelClass.UNKNOWN
     assert not traced_under_fit(region, fringed, LAYOUT)
-    # Over the grid alone there is nothing to judge by, and the arm stands.
-    assert traced_under_fit(LAYOUT.cell_mask.copy(), bare, LAYOUT)
+    # Over the middle of the grid there is nothing to judge by, and the arm stands.
+    middle = np.zeros_like(region)
+    middle[round(150 * s) : round(290 * s), round(150 * s) : round(290 * s)] = True
+    assert traced_under_fit(middle & LAYOUT.cell_mask, bare, LAYOUT)
 
 
 @pytest.mark.parametrize("seed", [24021, 24059])

@@ -86,13 +86,17 @@ SEED_SKIN_SHARE = 0.3
 
 # An arm found under the single balance alone must leave a trace under the balance fitted
 # place by place, which bends only smoothly: where that fit took an arm for a lamp, the
-# arm's edge and shading still show of no class.  Over the sheet's ring, away from the
-# pieces (whose fringes are of no class), this share of the arm's region shows so: real
-# arms found that way, 0.08 to 0.81 (photoreal and generated frames); a warm lamp's tint,
-# which the fit follows whole, 0.004 to 0.025.
-TRACE_UNDER_FIT_MIN = 0.05
+# arm's edge and shading still show of no class, within the region found and on past its
+# border (the region is the arm as far as the single balance showed it, widened by its
+# margin).  Over the sheet's ring, away from the pieces (whose fringes are of no class),
+# this share shows so on both sides of the border: real arms found that way, 0.08 to 0.75
+# on the side that shows less (photoreal and generated frames); a warm lamp's tint, which
+# the fit follows whole, 0.016 at most (one showed 0.062 inside and 0.003 beyond).
+TRACE_UNDER_FIT_MIN = 0.04
 # Pixels this near (mm) a piece's or tile's colour are not judged for that trace.
 TRACE_CLEAR_OF_PIECES_MM = 3.5
+# How far past the region's border (mm) the trace is looked for.
+TRACE_BEYOND_MM = 15.0
 
 # Whether a region of the reduced view (``REDUCE``) hides the board's print there.
 PrintJudge = Callable[[NDArray[np.bool_]], bool]
@@ -237,15 +241,20 @@ def traced_under_fit(
     region: NDArray[np.bool_], fitted: NDArray[np.uint8], layout: CanonicalLayout
 ) -> bool:
     """Whether an arm's ``region``, found under the single balance, shows under the classes
-    the place-by-place balance gave (``fitted``): a lamp's tint it followed does not (see
-    ``TRACE_UNDER_FIT_MIN``).  With nothing to judge it by, the arm stands."""
+    the place-by-place balance gave (``fitted``), within it and beyond its border: a lamp's
+    tint that balance followed does not (see ``TRACE_UNDER_FIT_MIN``).  A side with
+    nothing to judge it by says nothing."""
     species = cv2.inRange(fitted, int(PixelClass.B), int(PixelClass.R))
     clear = 2 * round(TRACE_CLEAR_OF_PIECES_MM * layout.px_per_mm) + 1
-    near = cv2.dilate(species, np.ones((clear, clear), np.uint8)) > 0
-    judged = region & layout.ring_mask & ~near
-    total = np.count_nonzero(judged)
-    unexplained = np.count_nonzero(judged & (fitted >= PixelClass.UNKNOWN))
-    return bool(total == 0 or unexplained >= TRACE_UNDER_FIT_MIN * total)
+    judged = layout.ring_mask & ~(cv2.dilate(species, np.ones((clear, clear), np.uint8)) > 0)
+    reach = 2 * round(TRACE_BEYOND_MM * layout.px_per_mm) + 1
+    beyond = cv2.dilate(region.view(np.uint8), np.ones((reach, reach), np.uint8)) > 0
+    unexplained = fitted >= PixelClass.UNKNOWN
+    for side in (region & judged, beyond & ~region & judged):
+        total = np.count_nonzero(side)
+        if total and np.count_nonzero(side & unexplained) < TRACE_UNDER_FIT_MIN * total:
+            return False
+    return True
 
 
 def _foreign(
