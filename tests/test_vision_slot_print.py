@@ -15,7 +15,7 @@ from companion.vision.canonical import CanonicalLayout
 from companion.vision.colour import hex_to_bgr
 from companion.vision.conditions import Conditions
 from companion.vision.reader import BoardReader
-from companion.vision.render import Shot, random_state, render
+from companion.vision.render import Shot, random_state, render, shot_for
 from companion.vision.shaded_floor import ShadedFloorRules
 from companion.vision.slot_print import SlotPrint, SlotPrintRules
 
@@ -58,10 +58,10 @@ def test_a_tile_of_one_colour_or_a_sleeve_hides_the_dashes() -> None:
         view[top - inset : bottom + inset, left - inset : right + inset] = inks[k % len(inks)]
     view = np.asarray(np.clip(view + rng.normal(0.0, 2.0, view.shape), 0, 255), np.uint8)
     tiles = [SLOTS.correlation(view, box) for box in SLOTS.boxes.values()]
-    assert max(tiles) < SHOWN - 0.2, sorted(tiles)[-4:]
+    assert max(tiles) < SHOWN - 0.1, sorted(tiles)[-4:]
     sleeve = np.asarray(np.clip(rng.normal(30.0, 3.0, view.shape), 0, 255), np.uint8)
     covered = [SLOTS.correlation(sleeve, box) for box in SLOTS.boxes.values()]
-    assert max(covered) < SHOWN - 0.2
+    assert max(covered) < SHOWN - 0.1
 
 
 def _read(state: BoardState, seed: int, light: float, rules: SlotPrintRules) -> BoardState:
@@ -112,3 +112,25 @@ def test_dashes_shown_clearly_prove_floor_a_warm_lamp_moved_further_off() -> Non
     assert not _print_proves_floor(rules.shown_min - 0.01, 0.0, rules)
     assert _print_proves_floor(rules.clear_shown_min, warm, rules)
     assert not _print_proves_floor(1.0, rules.clear_floor_offset_max + 0.5, rules)
+
+
+def test_bare_floor_in_a_second_lamps_corner_is_proven_by_blurred_dashes() -> None:
+    """The clear frame of ``bench vision --conditions --seed 89001`` numbered 89181: a
+    cool lamp on one side, a warm one on the other, and the far corner's bare slot lies
+    5 to 6 Lab units off the floor fitted to the board and 4 off the bare cells around
+    it.  Its dashes show at 0.32: no tile showing no colour of its own shows them so."""
+    truth = random_state(PROFILE, np.random.default_rng(89181 + 7_919))
+    image = render(PROFILE, truth, shot_for(89181, False, True)).image
+    corner = [0 * 16 + 14, 0 * 16 + 15, 1 * 16 + 14, 1 * 16 + 15]
+    assert all(truth.cells[i] == "." for i in corner)
+
+    def read(rules: SlotPrintRules) -> str:
+        reader = BoardReader(PROFILE)
+        reader.slot_print = SlotPrint(PROFILE, S, rules)
+        reading = reader.read(image)
+        assert reading.state is not None
+        assert confident_wrong_cells(reading.state, truth) == []
+        return "".join(reading.state.cells[i] for i in corner)
+
+    assert read(SlotPrintRules()) == "...."
+    assert read(SlotPrintRules(shown_min=0.4)) == "????"  # the bar asked before
