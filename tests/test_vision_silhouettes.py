@@ -202,3 +202,22 @@ def test_the_convex_parts_of_the_meeple_make_up_its_outline() -> None:
         cv2.fillConvexPoly(parts, corners, 1)
     differ = np.count_nonzero(outline != parts)
     assert differ <= 0.01 * np.count_nonzero(outline)
+
+
+def test_a_dominus_settled_by_its_silhouette_leaves_a_second_one_of_its_colour_unread() -> None:
+    """The clear frame of ``bench vision --conditions --seed 77601`` numbered 77696: a
+    yellow vilicus crowded by the yellow dominus beside it, whose space was left unread,
+    measured as large as a dominus.  The silhouettes then named the neighbour a dominus
+    too, and the vilicus's measured size outranked the silhouette's: a piece read wrong.
+    A size and a silhouette do not say which piece is the larger; both stay unread."""
+    truth = random_state(PROFILE, np.random.default_rng(77696 + 7_919))
+    state = BoardReader(PROFILE).read(render(PROFILE, truth, shot_for(77696, False, True)).image)
+    assert state.state is not None
+    assert (truth.workers[30], truth.workers[31]) == ("Yv", "Yd")
+    assert (state.state.workers[30], state.state.workers[31]) == ("?", "?")
+    wrong = [
+        line
+        for line, (seen, true) in enumerate(zip(state.state.workers, truth.workers, strict=True))
+        if seen != "?" and seen != true
+    ]
+    assert wrong == []

@@ -164,6 +164,11 @@ def test_a_second_dominus_of_a_colour_is_doubted() -> None:
     codes = [o.code for o in one_dominus_per_colour(pieces, rules)]
     # Two yellows alike: neither can be trusted.  One blue dominus stands as read.
     assert codes == ["Rd", "?", "?", "?", "Bd", "Bv"]
+    # A dominus read by its predicted silhouette has no size to weigh against the other's.
+    codes = [o.code for o in one_dominus_per_colour(pieces, rules, unsized={1})]
+    assert codes == ["?", "?", "?", "?", "Bd", "Bv"]
+    codes = [o.code for o in one_dominus_per_colour(pieces, rules, unsized={5})]
+    assert codes == ["Rd", "?", "?", "?", "Bd", "Bv"]
 
 
 def test_once_a_colours_dominus_is_read_its_unsized_pieces_are_vilici() -> None:

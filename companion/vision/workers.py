@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
@@ -339,10 +339,11 @@ def read_workers(
         out = _empty_like_the_sheet_beside(out, cores, lab, layout, rules, background, shadow)
         if circle_shown is not None:
             out = _empty_where_the_circle_shows(out, cores, rules, circle_shown)
+    unsized = {line for line, obs in enumerate(out) if obs.code == "?"}
     out = _settle_unreadable(out, codes, cores, classes, layout, pose, rules)
     out = _size_with_settled_neighbours(out, codes, measures, scores, boundary, layout, rules)
     out = _pairs_by_silhouette(out, measures, classes, layout, pose, rules)
-    out = one_dominus_per_colour(out, rules)
+    out = one_dominus_per_colour(out, rules, unsized)
     named = _with_dark_cores_named(codes, cores, lab, layout, rules)
     out = vilici_beside_the_dominus(out, named, layout.profile.geometry, rules)
     out = _doubt_pieces_like_the_sheet_beside(out, cores, lab, layout, rules)
@@ -613,10 +614,17 @@ def _pairs_by_silhouette(
 
 
 def one_dominus_per_colour(
-    out: list[WorkerObservation], rules: WorkerRules
+    out: list[WorkerObservation], rules: WorkerRules, unsized: Collection[int] = ()
 ) -> list[WorkerObservation]:
     """A colour read as dominus on two spaces is wrong on one of them at least: the piece
-    that looks clearly the larger keeps the reading, the others are doubted."""
+    that looks clearly the larger keeps the reading, the others are doubted.
+
+    A space in ``unsized`` was read by its predicted silhouette, not by the size of its
+    pixels: its score says nothing against another piece's, and every dominus of its
+    colour is doubted (conditions 77696: a yellow vilicus crowded by the dominus beside
+    it, whose space was left unread, measured as large as a dominus and kept the reading
+    against the silhouette that named its neighbour).
+    """
     checked = list(out)
     for colour in "BGYR":
         domini = [line for line, obs in enumerate(out) if obs.code == colour + "d"]
@@ -624,7 +632,8 @@ def one_dominus_per_colour(
             continue
         ranked = sorted(domini, key=lambda line: -out[line].size_score)
         lead = out[ranked[0]].size_score - out[ranked[1]].size_score
-        doubted = ranked[1:] if lead >= rules.dominus_lead_min else ranked
+        comparable = not any(line in unsized for line in domini)
+        doubted = ranked[1:] if comparable and lead >= rules.dominus_lead_min else ranked
         for line in doubted:
             checked[line] = replace(out[line], code="?")
     return checked
