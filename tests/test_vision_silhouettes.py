@@ -211,13 +211,15 @@ def test_a_dominus_settled_by_its_silhouette_leaves_a_second_one_of_its_colour_u
     too, and the vilicus's measured size outranked the silhouette's: a piece read wrong.
     A size and a silhouette do not say which piece is the larger; both stay unread."""
     truth = random_state(PROFILE, np.random.default_rng(77696 + 7_919))
-    state = BoardReader(PROFILE).read(render(PROFILE, truth, shot_for(77696, False, True)).image)
-    assert state.state is not None
+    state = (
+        BoardReader(PROFILE).read(render(PROFILE, truth, shot_for(77696, False, True)).image).state
+    )
+    assert state is not None
     assert (truth.workers[30], truth.workers[31]) == ("Yv", "Yd")
-    assert (state.state.workers[30], state.state.workers[31]) == ("?", "?")
+    assert (state.workers[30], state.workers[31]) == ("?", "?")
     wrong = [
         line
-        for line, (seen, true) in enumerate(zip(state.state.workers, truth.workers, strict=True))
+        for line, (seen, true) in enumerate(zip(state.workers, truth.workers, strict=True))
         if seen != "?" and seen != true
     ]
     assert wrong == []
