@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import pytest
@@ -12,6 +14,7 @@ from companion.boards import load_profile
 from companion.games.garum.state import BoardState
 from companion.vision.artwork import BoardTexture
 from companion.vision.canonical import CanonicalLayout
+from companion.vision.cells import CellRules
 from companion.vision.colour import ColourModel, bgr_to_ab
 from companion.vision.conditions import CastShadow, Conditions
 from companion.vision.illumination import sheet_colour, sheet_strips
@@ -153,6 +156,28 @@ def test_tiles_under_a_hard_shadow_band_keep_their_colours() -> None:
         assert all(g in ("?", t) for g, t in zip(got, state.cells, strict=True)), seed
         unread += got.count("?")
     assert unread <= 2
+
+
+def test_a_mostly_yellow_tile_wholly_in_a_hard_shadow_is_read() -> None:
+    """The clear frame of ``bench vision --conditions --seed 78101`` numbered 78168: a
+    tile of three yellow cells and a blue one inside a person's hard shadow.  No cell
+    shows enough of its colour to be read, the blue one alone is too little to show a
+    tile, and the yellow ones lie 17 to 20 Lab units off the shadowed floor."""
+    truth = random_state(PROFILE, np.random.default_rng(78168 + 7_919))
+    image = render(PROFILE, truth, shot_for(78168, False, True)).image
+    slot = [10 * 16 + 14, 10 * 16 + 15, 11 * 16 + 14, 11 * 16 + 15]
+    assert "".join(truth.cells[i] for i in slot) == "YBYY"
+
+    def read(rules: CellRules) -> str:
+        reader = BoardReader(PROFILE)
+        reader.cell_rules = rules
+        reading = reader.read(image)
+        assert reading.state is not None
+        assert confident_wrong_cells(reading.state, truth) == []
+        return "".join(reading.state.cells[i] for i in slot)
+
+    assert read(CellRules()) == "YBYY"
+    assert read(replace(CellRules(), pastel_yellow_offset_min=1e9)) == "????"  # as before
 
 
 def _sleeve_over(image: NDArray[np.uint8], grey: float, rng: np.random.Generator) -> None:

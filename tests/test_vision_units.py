@@ -590,6 +590,42 @@ def test_a_washed_out_cell_inside_a_seen_tile_takes_its_only_colour() -> None:
     assert fill_covered_cells(alone, fractions, PROFILE, rules)[slot[1]] == "?"
 
 
+def test_yellow_far_off_the_floor_shows_a_tile_where_no_cell_was_read() -> None:
+    """A tile in a hard shadow: one cell half blue, three half yellow, none read.  Two
+    pastel cells prove a tile; a yellow one counts only far off the floor's colour."""
+    from companion.vision.cells import fill_covered_cells
+
+    rules = CellRules()
+    slot = next(s for s in PROFILE.slots if not any(i in PROFILE.bonus_kind for i in s))
+    fractions = np.zeros((CELLS, N_CLASSES))
+    fractions[:, PixelClass.NEUTRAL] = 1.0
+    for i, ink in zip(slot, (PixelClass.Y, PixelClass.B, PixelClass.Y, PixelClass.Y), strict=True):
+        fractions[i] = 0.0
+        fractions[i, ink] = 0.5
+        fractions[i, PixelClass.NEUTRAL] = 0.5
+    cells = ["?" if i in slot else "." for i in range(CELLS)]
+    offset = np.zeros(CELLS)
+    far = rules.pastel_yellow_offset_min + 5.0
+    near = rules.pastel_yellow_offset_min - 1.0
+
+    def read(offset_of_yellows: float | None) -> str:
+        if offset_of_yellows is None:
+            filled = fill_covered_cells(cells, fractions, PROFILE, rules)
+        else:
+            offset[list(slot)] = offset_of_yellows
+            filled = fill_covered_cells(cells, fractions, PROFILE, rules, offset)
+        return "".join(filled[i] for i in slot)
+
+    assert read(far) == "YBYY"
+    assert read(near) == "????"  # the floor's own hue, a lamp's yellow: one blue cell
+    assert read(None) == "????"  # no offsets given: yellow proves nothing
+    # Yellow alone, far off: two such cells are a tile.
+    fractions[slot[1]] = fractions[slot[0]]
+    assert read(far) == "YYYY"
+    # A warm lamp's floor near its model: nothing.
+    assert read(near) == "????"
+
+
 def test_a_cell_too_dark_for_its_pixels_inside_a_seen_tile_takes_its_mean_hue() -> None:
     from companion.vision.cells import name_dark_cells
 

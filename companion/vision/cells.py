@@ -88,10 +88,19 @@ class CellRules:
     # A slot where no cell reaches ``colour_min`` still shows a tile when this many of its
     # cells each show one species over this share and no other: glare turns a glossy tile
     # pastel (half its pixels fall out of every class) but no bare floor shows two such
-    # cells (a printed icon is one, a neighbour's spill stays at the edge).  Yellow is no
-    # such proof: it shares the floor's hue, and a warm lamp turns bare floor yellowish.
+    # cells (a printed icon is one, a neighbour's spill stays at the edge).  Yellow alone
+    # is no such proof: it shares the floor's hue, and a warm lamp turns bare floor
+    # yellowish ...
     pastel_colour_min: float = 0.3
     pastel_cells_min: int = 2
+    # ... where a yellow cell counts once its mean lies this far (Lab units) off the floor
+    # expected in its light: the floor's own yellowish hue, a warm lamp's included, is
+    # the floor model's, while a yellow ink in a hard shadow keeps two to three times its
+    # chroma.  Of the cells mostly yellow and of no other colour in the slots still
+    # unread there (2,280 stored frames), the 4 on bare floor lay 3.3 off at most; of 101
+    # lying 12 or more off, 93 were yellow cells and 8 green ones of tiles under an arm
+    # whose light the balance took for yellow (their slots stay unread).
+    pastel_yellow_offset_min: float = 12.0
     bonus_clean_ring_min: float = 0.85
     # A slot with this many cells read as bare floor holds no tile, whatever colour
     # spills into its other cells (with fewer, only its colourless cells are read empty).
@@ -240,13 +249,19 @@ def _empty_bonus(
 
 
 def fill_covered_cells(
-    cells: list[str], fractions: NDArray[np.float64], profile: BoardProfile, rules: CellRules
+    cells: list[str],
+    fractions: NDArray[np.float64],
+    profile: BoardProfile,
+    rules: CellRules,
+    floor_offset: NDArray[np.float64] | None = None,
 ) -> list[str]:
     """Unreadable cells inside a slot where a tile is seen, read from the one colour left.
 
     A tile covers its whole slot, so no cell of a slot holding a tile is empty; a glossy
     tile under glare turns pale and shows floor-like pixels, but keeps its hue where it
-    shows any colour at all.
+    shows any colour at all.  ``floor_offset`` (each cell's mean colour from the floor's
+    in its light, see :func:`~companion.vision.floor.floor_offset_in_shade`) lets a
+    yellow cell far off the floor show a tile as the other colours do.
     """
     out = list(cells)
     species = fractions[:, PixelClass.B : PixelClass.R + 1]
@@ -257,7 +272,11 @@ def fill_covered_cells(
         if "." in (out[i] for i in slot):
             continue
         seen = any(out[i] in SPECIES_ORDER for i in slot)
-        if not seen and _pastel_cells(slot, order, shares, profile, rules) < rules.pastel_cells_min:
+        if (
+            not seen
+            and _pastel_cells(slot, order, shares, profile, rules, floor_offset)
+            < rules.pastel_cells_min
+        ):
             continue
         for i in slot:
             if out[i] != "?":
@@ -334,14 +353,20 @@ def _pastel_cells(
     shares: list[list[float]],
     profile: BoardProfile,
     rules: CellRules,
+    floor_offset: NDArray[np.float64] | None = None,
 ) -> int:
-    """How many cells of a slot show one species other than yellow clearly and no other,
-    leaving out a cell whose printed icon is of that species (``order``: each cell's
-    species, most shown first; ``shares``: how much of each, in that order)."""
+    """How many cells of a slot show one species clearly and no other, leaving out a cell
+    whose printed icon is of that species (``order``: each cell's species, most shown
+    first; ``shares``: how much of each, in that order).  A yellow cell counts only as
+    far off the floor as bare floor never lies (``floor_offset``, per cell)."""
     count = 0
     for i in slot:
         letter = SPECIES_ORDER[order[i][0]]
-        if letter == "Y" or profile.bonus_kind.get(i) == letter:
+        if profile.bonus_kind.get(i) == letter:
+            continue
+        if letter == "Y" and (
+            floor_offset is None or floor_offset[i] < rules.pastel_yellow_offset_min
+        ):
             continue
         if shares[i][0] >= rules.pastel_colour_min and shares[i][1] <= rules.covered_other_max:
             count += 1

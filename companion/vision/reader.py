@@ -49,6 +49,7 @@ from companion.vision.floor import (
     doubt_lone_clipped_floor,
     fit_floor,
     floor_colour,
+    floor_offset_in_shade,
     prove_empty,
 )
 from companion.vision.gaps import GapRules, SlotGaps
@@ -585,7 +586,9 @@ class BoardReader:
             self.shaded_floor_rules,
             hidden,
         )
-        cells = fill_covered_cells(cells, fractions, self.profile, self.cell_rules)
+        cells = fill_covered_cells(
+            cells, fractions, self.profile, self.cell_rules, floor_offset_in_shade(colour, floor)
+        )
         if hand is None:  # with an arm over the board, a dark cell may be its shadow
             cells = name_dark_cells(
                 cells,
