@@ -117,44 +117,35 @@ def test_dashes_shown_clearly_prove_floor_a_warm_lamp_moved_further_off() -> Non
     assert not _print_proves_floor(1.0, rules.clear_floor_offset_max + 0.5, rules)
 
 
+def _bench_slot(seed: int, first: tuple[int, int], rules: SlotPrintRules) -> str:
+    """How the bench's clear conditions frame ``seed`` reads the slot whose first cell is
+    at ``first`` (row, column), which is bare, with ``rules`` for its dashes; no cell of
+    the board may be read wrong."""
+    truth = random_state(PROFILE, np.random.default_rng(seed + 7_919))
+    image = render(PROFILE, truth, shot_for(seed, False, True)).image
+    row, col = first
+    slot = [row * 16 + col, row * 16 + col + 1, (row + 1) * 16 + col, (row + 1) * 16 + col + 1]
+    assert all(truth.cells[i] == "." for i in slot)
+    reader = BoardReader(PROFILE)
+    reader.slot_print = SlotPrint(PROFILE, S, rules)
+    reading = reader.read(image)
+    assert reading.state is not None
+    assert confident_wrong_cells(reading.state, truth) == []
+    return "".join(reading.state.cells[i] for i in slot)
+
+
 def test_bare_floor_in_a_second_lamps_corner_is_proven_by_blurred_dashes() -> None:
     """The clear frame of ``bench vision --conditions --seed 89001`` numbered 89181: a
     cool lamp on one side, a warm one on the other, and the far corner's bare slot lies
     5 to 6 Lab units off the floor fitted to the board and 4 off the bare cells around
     it.  Its dashes show at 0.32: no tile showing no colour of its own shows them so."""
-    truth = random_state(PROFILE, np.random.default_rng(89181 + 7_919))
-    image = render(PROFILE, truth, shot_for(89181, False, True)).image
-    corner = [0 * 16 + 14, 0 * 16 + 15, 1 * 16 + 14, 1 * 16 + 15]
-    assert all(truth.cells[i] == "." for i in corner)
-
-    def read(rules: SlotPrintRules) -> str:
-        reader = BoardReader(PROFILE)
-        reader.slot_print = SlotPrint(PROFILE, S, rules)
-        reading = reader.read(image)
-        assert reading.state is not None
-        assert confident_wrong_cells(reading.state, truth) == []
-        return "".join(reading.state.cells[i] for i in corner)
-
-    assert read(SlotPrintRules()) == "...."
-    assert read(SlotPrintRules(shown_min=0.4)) == "????"  # the bar asked before
+    assert _bench_slot(89181, (0, 14), SlotPrintRules()) == "...."
+    assert _bench_slot(89181, (0, 14), SlotPrintRules(shown_min=0.4)) == "????"  # as before
 
 
 def test_bare_floor_under_a_hard_shadows_blur_is_proven_by_its_faint_dashes() -> None:
     """The clear frame of ``bench vision --conditions --seed 78101`` numbered 78167: a
     bare slot whose dashes the light blurs to 0.25, under the bar asked before, and
     still well above the 0.16 at most of any tile showing no colour of its own."""
-    truth = random_state(PROFILE, np.random.default_rng(78167 + 7_919))
-    image = render(PROFILE, truth, shot_for(78167, False, True)).image
-    slot = [6 * 16 + 4, 6 * 16 + 5, 7 * 16 + 4, 7 * 16 + 5]
-    assert all(truth.cells[i] == "." for i in slot)
-
-    def read(rules: SlotPrintRules) -> str:
-        reader = BoardReader(PROFILE)
-        reader.slot_print = SlotPrint(PROFILE, S, rules)
-        reading = reader.read(image)
-        assert reading.state is not None
-        assert confident_wrong_cells(reading.state, truth) == []
-        return "".join(reading.state.cells[i] for i in slot)
-
-    assert read(SlotPrintRules()) == "...."
-    assert read(SlotPrintRules(shown_min=0.25)) == "????"  # the bar asked before
+    assert _bench_slot(78167, (6, 4), SlotPrintRules()) == "...."
+    assert _bench_slot(78167, (6, 4), SlotPrintRules(shown_min=0.25)) == "????"  # as before
