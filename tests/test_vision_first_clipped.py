@@ -115,3 +115,15 @@ def test_blue_and_green_need_a_smaller_share_than_red_the_floors_own_first() -> 
         first_clipped_species(*_share_of_cell(*_washed("G", 0.82), 0.1), WINDOWS, CELL, RULES)
         is None
     )
+
+
+def test_a_yellows_green_clipped_a_little_first_names_no_green() -> None:
+    """A yellow ink holds green about level with red: glare may clip its green first by
+    a few levels (photoreal 5001 ``img031``), which a green ink, red far below, beats."""
+    # Blue, green, red: green at the sensor's limit, red 8 below it and under the limit.
+    raw = np.array([[60, 250, 242]], np.uint8)
+    balanced = raw.copy()
+    assert species_shares(raw, balanced, RULES).tolist() == [0.0, 0.0, 0.0, 0.0]
+    loose = FirstClippedRules(green_lead_min=0)
+    assert species_shares(raw, balanced, loose).tolist() == [0.0, 1.0, 0.0, 0.0]  # as before
+    assert _named("G", 0.82) == "G"  # a green ink's red lies far below its green
