@@ -13,6 +13,7 @@ from vision_helpers import confident_wrong_cells
 from companion.boards import load_profile
 from companion.games.garum.state import BoardState
 from companion.vision.artwork import BoardTexture
+from companion.vision.bench import generated_frame
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.cells import CellRules
 from companion.vision.colour import ColourModel, bgr_to_ab
@@ -20,7 +21,7 @@ from companion.vision.conditions import CastShadow, Conditions
 from companion.vision.illumination import sheet_colour, sheet_strips
 from companion.vision.localize import BoardLocator
 from companion.vision.reader import BoardReader
-from companion.vision.render import Shot, random_state, render, shot_for
+from companion.vision.render import Shot, random_state, render
 from companion.vision.shade import ShadeRules, lift_shadows
 
 PROFILE = load_profile("troia")
@@ -163,15 +164,15 @@ def test_a_mostly_yellow_tile_wholly_in_a_hard_shadow_is_read() -> None:
     tile of three yellow cells and a blue one inside a person's hard shadow.  No cell
     shows enough of its colour to be read, the blue one alone is too little to show a
     tile, and the yellow ones lie 17 to 20 Lab units off the shadowed floor."""
-    truth = random_state(PROFILE, np.random.default_rng(78168 + 7_919))
-    image = render(PROFILE, truth, shot_for(78168, False, True)).image
+    frame = generated_frame(PROFILE, 78168, False, True)
+    truth = frame.truth
     slot = [10 * 16 + 14, 10 * 16 + 15, 11 * 16 + 14, 11 * 16 + 15]
     assert "".join(truth.cells[i] for i in slot) == "YBYY"
 
     def read(rules: CellRules) -> str:
         reader = BoardReader(PROFILE)
         reader.cell_rules = rules
-        reading = reader.read(image)
+        reading = reader.read(frame.image)
         assert reading.state is not None
         assert confident_wrong_cells(reading.state, truth) == []
         return "".join(reading.state.cells[i] for i in slot)
@@ -238,9 +239,8 @@ def test_bare_floor_beside_two_hard_shadows_over_the_sheets_strips_is_no_yellow(
 def test_a_generated_frame_with_two_shadows_over_the_strips_reads_no_cell_wrong() -> None:
     """The frame of ``bench vision --conditions --seed 22001`` that read 26 bare cells as
     yellow: two hard shadows over three of the sheet's strips."""
-    seed = 22009
-    truth = random_state(PROFILE, np.random.default_rng(seed + 7_919))
-    reading = BoardReader(PROFILE).read(render(PROFILE, truth, shot_for(seed, False, True)).image)
+    frame = generated_frame(PROFILE, 22009, False, True)
+    reading = BoardReader(PROFILE).read(frame.image)
     assert reading.state is not None
-    assert confident_wrong_cells(reading.state, truth) == []
+    assert confident_wrong_cells(reading.state, frame.truth) == []
     assert reading.state.cells.count("?") <= 4

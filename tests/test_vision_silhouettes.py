@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 from companion.boards import load_profile
 from companion.games.garum.state import NO_WORKERS, BoardState
 from companion.vision import workers as workers_module
+from companion.vision.bench import generated_frame
 from companion.vision.reader import BoardReader
 from companion.vision.render import Photo, Shot, random_state, render, shot_for
 from companion.vision.silhouettes import (
@@ -210,10 +211,9 @@ def test_a_dominus_settled_by_its_silhouette_leaves_a_second_one_of_its_colour_u
     measured as large as a dominus.  The silhouettes then named the neighbour a dominus
     too, and the vilicus's measured size outranked the silhouette's: a piece read wrong.
     A size and a silhouette do not say which piece is the larger; both stay unread."""
-    truth = random_state(PROFILE, np.random.default_rng(77696 + 7_919))
-    state = (
-        BoardReader(PROFILE).read(render(PROFILE, truth, shot_for(77696, False, True)).image).state
-    )
+    frame = generated_frame(PROFILE, 77696, False, True)
+    truth = frame.truth
+    state = BoardReader(PROFILE).read(frame.image).state
     assert state is not None
     assert (truth.workers[30], truth.workers[31]) == ("Yv", "Yd")
     assert (state.workers[30], state.workers[31]) == ("?", "?")

@@ -11,11 +11,12 @@ from vision_helpers import confident_wrong_cells, quadrant_shadow
 from companion.boards import load_profile
 from companion.games.garum.state import BoardState
 from companion.vision.artwork import BoardTexture
+from companion.vision.bench import generated_frame
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.colour import hex_to_bgr
 from companion.vision.conditions import Conditions
 from companion.vision.reader import BoardReader
-from companion.vision.render import Shot, random_state, render, shot_for
+from companion.vision.render import Shot, random_state, render
 from companion.vision.shaded_floor import ShadedFloorRules
 from companion.vision.slot_print import SlotPrint, SlotPrintRules
 
@@ -121,14 +122,14 @@ def _bench_slot(seed: int, first: tuple[int, int], rules: SlotPrintRules) -> str
     """How the bench's clear conditions frame ``seed`` reads the slot whose first cell is
     at ``first`` (row, column), which is bare, with ``rules`` for its dashes; no cell of
     the board may be read wrong."""
-    truth = random_state(PROFILE, np.random.default_rng(seed + 7_919))
-    image = render(PROFILE, truth, shot_for(seed, False, True)).image
+    frame = generated_frame(PROFILE, seed, False, True)
+    truth = frame.truth
     row, col = first
     slot = [row * 16 + col, row * 16 + col + 1, (row + 1) * 16 + col, (row + 1) * 16 + col + 1]
     assert all(truth.cells[i] == "." for i in slot)
     reader = BoardReader(PROFILE)
     reader.slot_print = SlotPrint(PROFILE, S, rules)
-    reading = reader.read(image)
+    reading = reader.read(frame.image)
     assert reading.state is not None
     assert confident_wrong_cells(reading.state, truth) == []
     return "".join(reading.state.cells[i] for i in slot)

@@ -181,14 +181,26 @@ def _generated(
     mode: tuple[int, int] | None = None,
 ) -> Iterator[ScoredFrame]:
     for k in range(count):
-        rng = np.random.default_rng(seed + k + 7_919)
-        truth = random_state(profile, rng)
-        hand = _hand(k, every)
-        shot = shot_for(seed + k, hand, conditions)
-        if mode is not None:
-            shot = replace(shot, width=mode[0], height=mode[1])
-        photo = render(profile, truth, shot)
-        yield ScoredFrame(f"seed {seed + k}", photo.image, truth, hand)
+        yield generated_frame(profile, seed + k, _hand(k, every), conditions, mode)
+
+
+def generated_frame(
+    profile: BoardProfile,
+    seed: int,
+    hand: bool,
+    conditions: bool,
+    mode: tuple[int, int] | None = None,
+) -> ScoredFrame:
+    """The generated bench's frame numbered ``seed``: its true board and its photo, with
+    an arm over the board when ``hand``, under a real table's conditions when
+    ``conditions``, in sensor ``mode`` (width, height) if given.  One place makes it, so
+    a frame the bench lists can be read again on its own."""
+    truth = random_state(profile, np.random.default_rng(seed + 7_919))
+    shot = shot_for(seed, hand, conditions)
+    if mode is not None:
+        shot = replace(shot, width=mode[0], height=mode[1])
+    photo = render(profile, truth, shot)
+    return ScoredFrame(f"seed {seed}", photo.image, truth, hand)
 
 
 def _folder(images: list[Path]) -> Iterator[ScoredFrame]:
