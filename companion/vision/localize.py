@@ -5,7 +5,8 @@ coordinates (millimetres).  Three markers are enough; with fewer, the last good 
 reused as long as the markers still visible have not moved, so a hand covering two corners
 does not lose the board while the camera is still.  With no such homography, two markers
 at opposite corners place the board with the sheet's edges (see
-:mod:`companion.vision.sheet_edges`).
+:mod:`companion.vision.sheet_edges`), and two on one side with what shows of the other two
+beside the arm over them (see :mod:`companion.vision.partial_marker`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.boards import BoardProfile
+from companion.vision.partial_marker import MarkerPrint, PartialMarkerFinder, white_chroma
 from companion.vision.sheet_edges import SheetEdgePlacer
 
 MIN_MARKERS = 3
@@ -118,6 +120,18 @@ class BoardLocator:
         self._last: Localization | None = None
         self._sheet_mm = profile.geometry.sheet_mm
         self._edges = SheetEdgePlacer(self._sheet_mm, self._corners_mm)
+        self._partial = {
+            mid: PartialMarkerFinder(
+                MarkerPrint(
+                    marker_id=mid,
+                    side_mm=layout.side_mm,
+                    quiet_mm=layout.quiet_zone_mm,
+                    corner_mm=(float(corners[0, 0]), float(corners[0, 1])),
+                    bits=_marker_bits(dictionary, mid),
+                )
+            )
+            for mid, corners in self._corners_mm.items()
+        }
 
     def reset(self) -> None:
         """Forgets the last good homography (the camera was moved on purpose)."""
@@ -229,6 +243,8 @@ class BoardLocator:
         if frame_bgr is not None and len(found) == PREDICT_MARKERS:
             loose = self._fit(found)
             placed = None if loose is None else self._edges.place(frame_bgr, found, loose)
+            if placed is None and loose is not None:
+                placed = self._partly_hidden(frame_bgr, found, loose)
             if placed is not None and _sane(placed, self._sheet_mm):
                 self._last = Localization(placed, tuple(sorted(found)), False, found)
                 return self._last
@@ -244,9 +260,38 @@ class BoardLocator:
             )
         raise BoardNotFound(
             f"board not found: only {len(found)} of its {total} markers visible "
-            f"(ids {ids}; at least {MIN_MARKERS} needed, "
-            "or two at opposite corners with the sheet's edges in view)"
+            f"(ids {ids}; at least {MIN_MARKERS} needed, or two at opposite corners "
+            "with the sheet's edges in view, or two with a corner of each other showing)"
         )
+
+    def _partly_hidden(
+        self, frame_bgr: NDArray[np.uint8], found: dict[int, FloatArray], loose: FloatArray
+    ) -> FloatArray | None:
+        """The homography through the ``found`` markers' corners and those of the other
+        markers that show beside whatever covers the rest of them; ``None`` unless each
+        of the others shows a corner, or one does and the sheet's edges tie the board
+        down with it.
+
+        From the corners of one of them alone, the far side of the board is placed
+        loosely (over 556 half-covered markers on photoreal and generated frames, cells
+        up to 15 mm off, median 6.9); with a corner of each, within 1.7 mm."""
+        white = white_chroma(frame_bgr, list(found.values()))
+        partial: dict[int, tuple[FloatArray, FloatArray]] = {}
+        for mid in sorted(set(self._corners_mm) - set(found)):
+            shown = self._partial[mid].find(frame_bgr, loose, white)
+            if shown is not None:
+                partial[mid] = shown
+        if not partial:
+            return None
+        src = [self._corners_mm[m] for m in sorted(found)] + [b for b, _ in partial.values()]
+        dst = [found[m] for m in sorted(found)] + [i for _, i in partial.values()]
+        homography, _ = cv2.findHomography(np.concatenate(src), np.concatenate(dst), 0)
+        if homography is None:
+            return None
+        fitted = np.asarray(homography, np.float64)
+        if len(found) + len(partial) == len(self._corners_mm):
+            return fitted
+        return self._edges.place(frame_bgr, found, fitted, partial)
 
     def tied_by_edges(
         self, frame_bgr: NDArray[np.uint8], located: Localization
@@ -274,6 +319,12 @@ class BoardLocator:
             if float(np.max(np.linalg.norm(expected - quad, axis=1))) > STILL_TOLERANCE_PX:
                 return False
         return True
+
+
+def _marker_bits(dictionary: cv2.aruco.Dictionary, marker_id: int) -> NDArray[np.uint8]:
+    """The marker as printed, one pixel per cell: its bits in a one-cell black border."""
+    cells = int(dictionary.markerSize) + 2
+    return np.asarray(cv2.aruco.generateImageMarker(dictionary, marker_id, cells), np.uint8)
 
 
 def _scaled(gray: NDArray[np.uint8], scale: float) -> NDArray[np.uint8]:

@@ -16,6 +16,7 @@ edge unled, and it cannot be told from the straight side of an arm lying along i
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 import cv2
@@ -23,6 +24,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 FloatArray = NDArray[np.float64]
+# Each marker's corners used: their board points (mm) and image points (px).
+_MarkerPoints = Mapping[int, tuple[FloatArray, FloatArray]]
 
 
 # Steps are looked for from this far (mm) along each edge from a found marker's sheet
@@ -139,20 +142,30 @@ class SheetEdgePlacer:
         self._corners_mm = corners_mm
 
     def place(
-        self, frame_bgr: NDArray[np.uint8], found: dict[int, FloatArray], loose: FloatArray
+        self,
+        frame_bgr: NDArray[np.uint8],
+        found: Mapping[int, FloatArray],
+        loose: FloatArray,
+        partial: Mapping[int, tuple[FloatArray, FloatArray]] | None = None,
     ) -> FloatArray | None:
         """The homography (board mm to frame pixels) through the ``found`` markers' image
         corners and the sheet's edges, starting from the ``loose`` fit through the
-        markers alone; ``None`` unless enough edges show and everything agrees."""
+        markers alone; ``None`` unless enough edges show and everything agrees.
+
+        ``partial``: markers partly hidden, each with the board and image points (mm,
+        px) of the corners that show; like a found marker, each leads to the edges at its
+        corner of the sheet."""
+        markers = {mid: (self._corners_mm[mid], quad) for mid, quad in found.items()}
+        markers.update(partial or {})
         if not all(
-            self._marker_at(found, edge, 0) or self._marker_at(found, edge, 1)
+            self._marker_at(markers, edge, 0) or self._marker_at(markers, edge, 1)
             for edge in self._edges
         ):
             return None  # two markers on one side: see the module's note
         image = np.asarray(frame_bgr, np.float32)
         tracked: dict[int, FloatArray] = {}
         for side, edge in enumerate(self._edges):
-            starts = [end for end in (0, 1) if self._marker_at(found, edge, end)]
+            starts = [end for end in (0, 1) if self._marker_at(markers, edge, end)]
             points = [self._track(image, loose, edge, end) for end in starts]
             points = [p for p in points if len(p)]
             if points:
@@ -160,7 +173,7 @@ class SheetEdgePlacer:
         lines = self._lines(tracked, loose)
         if len(lines) < EDGES_MIN:
             return None
-        fitted = self._fit(found, lines)
+        fitted = self._fit(markers, lines)
         if fitted is None:
             return None
         # Every edge again, the whole of it, where the fit to all four now puts it.
@@ -168,12 +181,12 @@ class SheetEdgePlacer:
         lines = self._lines(tracked, fitted)
         if len(lines) < EDGES_MIN:
             return None
-        fitted = self._fit(found, lines)
-        if fitted is None or not self._agrees(fitted, found, lines):
+        fitted = self._fit(markers, lines)
+        if fitted is None or not self._agrees(fitted, markers, lines):
             return None
         return fitted
 
-    def _marker_at(self, found: dict[int, FloatArray], edge: _Edge, end: int) -> bool:
+    def _marker_at(self, found: Collection[int], edge: _Edge, end: int) -> bool:
         """Whether a found marker sits at this end of the edge."""
         corner = edge.start if end == 0 else edge.end
         for mid in found:
@@ -248,11 +261,11 @@ class SheetEdgePlacer:
         return lines
 
     def _fit(
-        self, found: dict[int, FloatArray], lines: dict[int, tuple[FloatArray, float]]
+        self, markers: _MarkerPoints, lines: dict[int, tuple[FloatArray, float]]
     ) -> FloatArray | None:
         """The homography through the markers' corners and with each edge on its line."""
-        src = np.concatenate([self._corners_mm[m] for m in sorted(found)])
-        dst = np.concatenate([found[m] for m in sorted(found)])
+        src = np.concatenate([markers[m][0] for m in sorted(markers)])
+        dst = np.concatenate([markers[m][1] for m in sorted(markers)])
         on_lines = []
         for side, (line, _) in lines.items():
             edge = self._edges[side]
@@ -262,16 +275,15 @@ class SheetEdgePlacer:
     def _agrees(
         self,
         fitted: FloatArray,
-        found: dict[int, FloatArray],
+        markers: _MarkerPoints,
         lines: dict[int, tuple[FloatArray, float]],
     ) -> bool:
         """Whether the markers' corners and the edges' points all sit where ``fitted``
         puts them."""
-        for mid in found:
-            side = float(
-                np.mean(np.linalg.norm(found[mid] - np.roll(found[mid], 1, axis=0), axis=1))
-            )
-            off = np.linalg.norm(_to_image(fitted, self._corners_mm[mid]) - found[mid], axis=1)
+        for mid, (board, image) in markers.items():
+            square = _to_image(fitted, self._corners_mm[mid])
+            side = float(np.mean(np.linalg.norm(square - np.roll(square, 1, axis=0), axis=1)))
+            off = np.linalg.norm(_to_image(fitted, board) - image, axis=1)
             if float(off.max()) > CORNER_FIT_MAX_SIDES * side:
                 return False
         for side, (line, rms) in lines.items():
