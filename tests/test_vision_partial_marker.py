@@ -48,7 +48,10 @@ def _worst_cell_error_mm(placed: NDArray[np.float64], truth: NDArray[np.float64]
 
 
 def _arm_along_the_bottom(
-    image: NDArray[np.uint8], photo: Photo, from_x_mm: float = -80.0
+    image: NDArray[np.uint8],
+    photo: Photo,
+    from_x_mm: float = -80.0,
+    colour: tuple[int, int, int] = SKIN_BGR,
 ) -> NDArray[np.uint8]:
     """A copy of ``image`` with an arm of skin lying along the sheet's bottom side from
     ``from_x_mm`` to past its right-hand end: over the outer half of both its markers
@@ -58,7 +61,7 @@ def _arm_along_the_bottom(
     band = np.array([[from_x_mm, y], [right, y], [right, y + 90.0], [from_x_mm, y + 90.0]])
     quad = cv2.perspectiveTransform(band.reshape(-1, 1, 2), photo.homography).reshape(-1, 2)
     out = image.copy()
-    cv2.fillConvexPoly(out, np.round(quad).astype(np.int32), SKIN_BGR, cv2.LINE_AA)
+    cv2.fillConvexPoly(out, np.round(quad).astype(np.int32), colour, cv2.LINE_AA)
     return out
 
 
@@ -165,3 +168,18 @@ def test_a_reader_reads_a_board_whose_one_side_lies_under_an_arm(photos: list[Ph
         assert confident_wrong_cells(reading.state, photo.state) == []
         # The arm covers the bottom rows' edge at most: most cells are read.
         assert reading.state.cells.count("?") < 64
+
+
+def test_a_board_placed_by_markers_found_in_part_is_read_as_covered(
+    photos: list[Photo],
+) -> None:
+    """Whatever hides half of two markers lies over the sheet, arm or not: the reading
+    is flagged, so the table waits for a clear view (a grey sleeve over the sheet's
+    margin shows no skin, and reaches no cell)."""
+    photo = photos[1]
+    sleeve = _arm_along_the_bottom(photo.image, photo, colour=(70, 75, 80))
+    reading = BoardReader(PROFILE).read(sleeve)
+    assert reading.state is not None, reading.error
+    assert reading.occluded
+    clear = BoardReader(PROFILE).read(photo.image)
+    assert clear.state is not None and not clear.occluded

@@ -83,6 +83,9 @@ class Localization:
     reused: bool  # True when the last good homography stood in for missing markers
     # The image corners (4 x 2, pixels) of each marker the homography was fitted through.
     corners: Mapping[int, FloatArray] = field(default_factory=dict)
+    # Placed with what shows of markers partly covered: something lies over the sheet
+    # there, whether or not the reader finds it.
+    partly_hidden: bool = False
 
     def to_image(self, points_mm: FloatArray) -> FloatArray:
         pts = np.asarray(points_mm, dtype=np.float64).reshape(-1, 1, 2)
@@ -240,13 +243,16 @@ class BoardLocator:
         last = self._last
         if last is not None and found and self._still(last, found):
             return Localization(last.homography, tuple(sorted(found)), reused=True)
-        if frame_bgr is not None and len(found) == PREDICT_MARKERS:
-            loose = self._fit(found)
-            placed = None if loose is None else self._edges.place(frame_bgr, found, loose)
-            if placed is None and loose is not None:
+        loose = self._fit(found) if len(found) == PREDICT_MARKERS else None
+        if frame_bgr is not None and loose is not None:
+            placed = self._edges.place(frame_bgr, found, loose)
+            partly = placed is None
+            if partly:
                 placed = self._partly_hidden(frame_bgr, found, loose)
             if placed is not None and _sane(placed, self._sheet_mm):
-                self._last = Localization(placed, tuple(sorted(found)), False, found)
+                self._last = Localization(
+                    placed, tuple(sorted(found)), False, found, partly_hidden=partly
+                )
                 return self._last
         total = len(self._corners_mm)
         ids = ", ".join(map(str, sorted(found)))

@@ -672,7 +672,10 @@ class BoardReader:
         state = BoardState("".join(cells), tuple(w.code for w in workers))
         return Reading(
             state,
-            occluded=hand is not None,
+            # Markers found only in part lie under something: the table waits for a
+            # clear view even where no arm shows over the board (conditions 79210: an
+            # arm along the sheet's edge, over its markers and strip, barely over cells).
+            occluded=hand is not None or loc.partly_hidden,
             markers=loc.marker_ids,
             timings_ms={
                 "locate": (t1 - t0) * 1000,
