@@ -141,8 +141,8 @@ class PartialMarkerFinder:
         elif not self._shows_enough(sorted_, placed):
             return None
         corners = self._corners(placed)
-        print_, clear = self._seen(sorted_, placed)
-        shown = [k for k in range(4) if self._corner_shows(sorted_, clear, print_, corners[k])]
+        print_ = self._placed_print(sorted_, placed)
+        shown = [k for k in range(4) if self._corner_shows(sorted_, print_, corners[k])]
         if not shown:
             return None
         frame = cv2.perspectiveTransform(corners[shown].reshape(-1, 1, 2), patch_to_frame)
@@ -150,6 +150,14 @@ class PartialMarkerFinder:
         side = m.side_mm
         board = np.array([[x, y], [x + side, y], [x + side, y + side], [x, y + side]])
         return board[shown], np.asarray(frame.reshape(-1, 2), np.float64)
+
+    def _placed_print(
+        self, sorted_: NDArray[np.float32], placed: FloatArray
+    ) -> NDArray[np.float32]:
+        """The print (+1 white, -1 black) placed over the patch, 0 off it."""
+        size = sorted_.shape[::-1]
+        moved = cv2.warpAffine(self._template, placed, size, flags=cv2.INTER_NEAREST)
+        return np.asarray(moved, np.float32)
 
     def _seen(
         self, sorted_: NDArray[np.float32], placed: FloatArray
@@ -164,9 +172,7 @@ class PartialMarkerFinder:
         agrees with it).  A placement a little off crosses the print as well, along the
         edges of the bits and of the border's inside, which stay counted."""
         size = sorted_.shape[::-1]
-        print_ = np.asarray(
-            cv2.warpAffine(self._template, placed, size, flags=cv2.INTER_NEAREST), np.float32
-        )
+        print_ = self._placed_print(sorted_, placed)
         footprint = (print_ != 0).astype(np.uint8)
         inside = cv2.warpAffine(self._inside, placed, size, flags=cv2.INTER_NEAREST) > 0
         unlike = (footprint > 0) & (print_ != sorted_)
@@ -246,22 +252,22 @@ class PartialMarkerFinder:
             return None  # did not converge
         refined = np.asarray(warp, np.float64)
         corners = self._corners(placed)
-        shown = [k for k in range(4) if self._corner_shows(sorted_, clear, print_, corners[k])]
+        shown = [k for k in range(4) if self._corner_shows(sorted_, print_, corners[k])]
         moved = np.linalg.norm(self._corners(refined)[shown] - corners[shown], axis=1)
         if len(moved) and float(moved.max()) > ECC_MOVE_MAX_SIDES * self._side:
             return None
         return refined
 
     def _corner_shows(
-        self,
-        sorted_: NDArray[np.float32],
-        clear: NDArray[np.bool_],
-        print_: NDArray[np.float32],
-        corner: FloatArray,
+        self, sorted_: NDArray[np.float32], print_: NDArray[np.float32], corner: FloatArray
     ) -> bool:
-        """Whether the print shows uncovered all around a corner (patch px): over
+        """Whether the print shows all around a corner (patch px): black or white over
         CORNER_SHOWN_MIN of a disc CORNER_DISC_CELLS across, agreeing with the print as
-        placed over AGREE_MIN of what shows there."""
+        placed over AGREE_MIN of what shows there.
+
+        Nothing here is set aside as covered: near what covers the marker a corner is not
+        sure, and a placement a little off crosses the print along the border's outer
+        edge, which runs into the quiet zone like a cover would."""
         radius = self._cell / 2 * CORNER_DISC_CELLS
         x, y = corner
         h, w = sorted_.shape
@@ -269,11 +275,11 @@ class PartialMarkerFinder:
             return False
         disc = np.zeros(sorted_.shape, np.uint8)
         cv2.circle(disc, (round(x), round(y)), round(radius), 1, -1)
-        around = disc > 0
-        shows = around & clear
-        if shows.sum() < CORNER_SHOWN_MIN * around.sum():
+        around = sorted_[disc > 0]
+        shows = around != 0
+        if float(shows.mean()) < CORNER_SHOWN_MIN:
             return False
-        return float((print_[shows] == sorted_[shows]).mean()) >= AGREE_MIN
+        return float((print_[disc > 0][shows] == around[shows]).mean()) >= AGREE_MIN
 
     def _corners(self, placed: FloatArray) -> FloatArray:
         """The marker square's corners (patch px) under a template-to-patch map."""
