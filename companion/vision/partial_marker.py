@@ -29,11 +29,11 @@ PATCH_PX_PER_MM = 3.0
 # How far (marker sides) the missing marker is looked for around where the loose fit puts
 # it: the two-marker fit put far markers up to about one side off on photoreal frames.
 SEARCH_MARGIN_SIDES = 2.0
+# The coarse search runs on the patch and print reduced this many times.
+COARSE_REDUCE = 2
 # Sizes and turns of the print tried against the loose fit's (relative scale; degrees):
 # extrapolated from two small squares, the fit's scale errs by some 10 % and its direction
 # by up to 5 degrees at the far side.
-# The coarse search runs on the patch and print reduced this many times.
-COARSE_REDUCE = 2
 SCALES = (0.85, 0.9, 0.95, 1.0, 1.05, 1.1, 1.15, 1.2)
 TURNS_DEG = (-6.0, -3.0, 0.0, 3.0, 6.0)
 # Sorting a pixel: its lightness over the local white (the brightest within this many mm,
@@ -225,7 +225,8 @@ class PartialMarkerFinder:
     def _shows_enough(self, sorted_: NDArray[np.float32], placed: FloatArray) -> bool:
         """Whether, so placed, enough of the marker's square shows uncovered, agreeing."""
         print_, clear = self._seen(sorted_, placed)
-        inside = cv2.warpAffine(self._inside, placed, sorted_.shape[::-1]) > 0.5
+        size = sorted_.shape[::-1]
+        inside = cv2.warpAffine(self._inside, placed, size, flags=cv2.INTER_NEAREST) > 0
         shown = inside & clear
         if shown.sum() < SHOWN_MIN * inside.sum():
             return False
