@@ -7,44 +7,28 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from companion.boards import GRID, load_profile
+from companion.boards import load_profile
 from companion.vision.localize import BoardLocator, BoardNotFound
 from companion.vision.partial_marker import MarkerPrint, PartialMarkerFinder, white_chroma
 from companion.vision.reader import BoardReader
-from companion.vision.render import Photo, Shot, random_state, render, shot_for
-from tests.vision_helpers import confident_wrong_cells, cover_marker
+from companion.vision.render import Photo
+from tests import vision_helpers as helpers
 
 PROFILE = load_profile("troia")
 GEOMETRY = PROFILE.geometry
 MARKERS = PROFILE.markers
-CELL_CENTRES_MM = np.array(
-    [GEOMETRY.cell_centre_mm(i // GRID, i % GRID) for i in range(GRID * GRID)], np.float64
-)
 SKIN_BGR = (120, 150, 215)
 # Markers 0-3 sit at the sheet's corners in order round it: (2, 3) share its bottom side.
 BOTTOM, TOP = (2, 3), (0, 1)
 
 
 def _photo(seed: int, conditions: bool = False) -> Photo:
-    truth = random_state(PROFILE, np.random.default_rng(seed + 7_919))
-    shot = shot_for(seed, False, True) if conditions else Shot(seed)
-    return render(PROFILE, truth, shot)
+    return helpers.photo_for(PROFILE, seed, conditions)
 
 
 @pytest.fixture(scope="module")
 def photos() -> list[Photo]:
     return [_photo(3), _photo(11), _photo(5, conditions=True)]
-
-
-def _gray(image: NDArray[np.uint8]) -> NDArray[np.uint8]:
-    return np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8)
-
-
-def _worst_cell_error_mm(placed: NDArray[np.float64], truth: NDArray[np.float64]) -> float:
-    """How far (mm) the farthest cell centre lies from where ``placed`` puts it."""
-    seen = cv2.perspectiveTransform(CELL_CENTRES_MM.reshape(-1, 1, 2), placed)
-    back = cv2.perspectiveTransform(seen, np.linalg.inv(truth)).reshape(-1, 2)
-    return float(np.max(np.linalg.norm(back - CELL_CENTRES_MM, axis=1)))
 
 
 def _arm_along_the_bottom(
@@ -71,10 +55,10 @@ def test_two_markers_of_one_side_and_half_of_each_other_place_every_cell(
     for photo in photos:
         image = _arm_along_the_bottom(photo.image, photo)
         locator = BoardLocator(PROFILE)
-        assert sorted(locator.detect(_gray(image))) == list(TOP)  # the two others hidden
-        located = locator.locate(_gray(image), image)
+        assert sorted(locator.detect(helpers.gray(image))) == list(TOP)  # the two others hidden
+        located = locator.locate(helpers.gray(image), image)
         assert located.marker_ids == TOP  # only the decoded ones count as found
-        assert _worst_cell_error_mm(located.homography, photo.homography) < 2.0
+        assert helpers.worst_cell_error_mm(PROFILE, located.homography, photo.homography) < 2.0
 
 
 def test_one_marker_wholly_hidden_leaves_the_far_side_to_the_sheets_edges(
@@ -86,24 +70,24 @@ def test_one_marker_wholly_hidden_leaves_the_far_side_to_the_sheets_edges(
     for photo in photos:
         # An arm from the right over half of marker 2, the bottom edge showing beside it.
         half = _arm_along_the_bottom(photo.image, photo, from_x_mm=360.0)
-        image = cover_marker(half, photo.homography, PROFILE, left)
-        located = BoardLocator(PROFILE).locate(_gray(image), image)
-        assert _worst_cell_error_mm(located.homography, photo.homography) < 2.0
+        image = helpers.cover_marker(half, photo.homography, PROFILE, left)
+        located = BoardLocator(PROFILE).locate(helpers.gray(image), image)
+        assert helpers.worst_cell_error_mm(PROFILE, located.homography, photo.homography) < 2.0
         # With the sheet's bottom edge hidden too, nothing ties the far side down.
-        hidden = cover_marker(
+        hidden = helpers.cover_marker(
             _arm_along_the_bottom(photo.image, photo), photo.homography, PROFILE, left
         )
         with pytest.raises(BoardNotFound):
-            BoardLocator(PROFILE).locate(_gray(hidden), hidden)
+            BoardLocator(PROFILE).locate(helpers.gray(hidden), hidden)
 
 
 def test_nothing_of_the_other_two_showing_places_nothing(photos: list[Photo]) -> None:
     photo = photos[0]
     image = photo.image
     for marker in BOTTOM:
-        image = cover_marker(image, photo.homography, PROFILE, marker)
+        image = helpers.cover_marker(image, photo.homography, PROFILE, marker)
     with pytest.raises(BoardNotFound, match="or two with a corner of each other showing"):
-        BoardLocator(PROFILE).locate(_gray(image), image)
+        BoardLocator(PROFILE).locate(helpers.gray(image), image)
 
 
 def _finder(marker: int) -> PartialMarkerFinder:
@@ -122,7 +106,7 @@ def test_a_marker_found_from_its_print_gives_only_the_corners_that_show(
     photo = photos[0]
     image = _arm_along_the_bottom(photo.image, photo)
     locator = BoardLocator(PROFILE)
-    found = locator.detect(_gray(image))
+    found = locator.detect(helpers.gray(image))
     loose = locator._fit(found)
     assert loose is not None
     white = white_chroma(image, list(found.values()))
@@ -153,7 +137,7 @@ def test_a_marker_whose_square_is_hidden_is_not_found_from_its_quiet_zone(
     image = photo.image.copy()
     cv2.fillConvexPoly(image, np.round(quad).astype(np.int32), SKIN_BGR)
     locator = BoardLocator(PROFILE)
-    found = {k: v for k, v in locator.detect(_gray(image)).items() if k in TOP}
+    found = {k: v for k, v in locator.detect(helpers.gray(image)).items() if k in TOP}
     loose = locator._fit(found)
     assert loose is not None
     assert _finder(m).find(image, loose, white_chroma(image, list(found.values()))) is None
@@ -165,7 +149,7 @@ def test_a_reader_reads_a_board_whose_one_side_lies_under_an_arm(photos: list[Ph
         reading = BoardReader(PROFILE).read(image)
         assert reading.state is not None, reading.error
         assert reading.markers == TOP
-        assert confident_wrong_cells(reading.state, photo.state) == []
+        assert helpers.confident_wrong_cells(reading.state, photo.state) == []
         # The arm covers the bottom rows' edge at most: most cells are read.
         assert reading.state.cells.count("?") < 64
 

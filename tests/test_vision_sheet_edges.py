@@ -11,9 +11,15 @@ from companion.boards import GRID, load_profile
 from companion.vision.conditions import Conditions, distort_points
 from companion.vision.localize import BoardLocator
 from companion.vision.reader import BoardReader
-from companion.vision.render import Photo, Shot, random_state, render, shot_for
+from companion.vision.render import Photo, Shot, random_state, render
 from companion.vision.sheet_edges import SheetEdgePlacer
-from tests.vision_helpers import confident_wrong_cells, cover_marker
+from tests.vision_helpers import (
+    confident_wrong_cells,
+    cover_marker,
+    gray,
+    photo_for,
+    worst_cell_error_mm,
+)
 
 PROFILE = load_profile("troia")
 GEOMETRY = PROFILE.geometry
@@ -24,25 +30,12 @@ SKIN_BGR = (120, 150, 215)
 
 
 def _photo(seed: int, conditions: bool = False) -> Photo:
-    truth = random_state(PROFILE, np.random.default_rng(seed + 7_919))
-    shot = shot_for(seed, False, True) if conditions else Shot(seed)
-    return render(PROFILE, truth, shot)
+    return photo_for(PROFILE, seed, conditions)
 
 
 @pytest.fixture(scope="module")
 def photos() -> list[Photo]:
     return [_photo(seed) for seed in (3, 11)] + [_photo(seed, True) for seed in (5, 8)]
-
-
-def _gray(image: NDArray[np.uint8]) -> NDArray[np.uint8]:
-    return np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8)
-
-
-def _worst_cell_error_mm(placed: NDArray[np.float64], truth: NDArray[np.float64]) -> float:
-    """How far (mm) the farthest cell centre lies from where ``placed`` puts it."""
-    seen = cv2.perspectiveTransform(CELL_CENTRES_MM.reshape(-1, 1, 2), placed)
-    back = cv2.perspectiveTransform(seen, np.linalg.inv(truth)).reshape(-1, 2)
-    return float(np.max(np.linalg.norm(back - CELL_CENTRES_MM, axis=1)))
 
 
 def _arm_over(
@@ -67,20 +60,20 @@ def test_opposite_markers_and_the_edges_place_every_cell_within_two_millimetres(
     locator = BoardLocator(PROFILE)
     placer = SheetEdgePlacer(GEOMETRY.sheet_mm, locator._corners_mm)
     for photo in photos:
-        found = locator.detect(_gray(photo.image))
+        found = locator.detect(gray(photo.image))
         assert len(found) == 4
         for pair, hidden in (((0, 2), (1, 3)), ((1, 3), (0, 2))):
             two = {m: found[m] for m in pair}
             loose = locator._fit(two)
             assert loose is not None
             # The markers alone are far too loose to read cells from ...
-            assert _worst_cell_error_mm(loose, photo.homography) > 3.0
+            assert worst_cell_error_mm(PROFILE, loose, photo.homography) > 3.0
             # ... with the edges, every cell is placed, with or without an arm over the
             # two other corners.
             for image in (photo.image, _arm_over(photo.image, photo, hidden)):
                 placed = placer.place(image, two, loose)
                 assert placed is not None
-                assert _worst_cell_error_mm(placed, photo.homography) < 2.0
+                assert worst_cell_error_mm(PROFILE, placed, photo.homography) < 2.0
 
 
 def test_markers_on_one_side_place_nothing(photos: list[Photo]) -> None:
@@ -88,7 +81,7 @@ def test_markers_on_one_side_place_nothing(photos: list[Photo]) -> None:
     locator = BoardLocator(PROFILE)
     placer = SheetEdgePlacer(GEOMETRY.sheet_mm, locator._corners_mm)
     photo = photos[0]
-    found = locator.detect(_gray(photo.image))
+    found = locator.detect(gray(photo.image))
     for pair in ((0, 1), (1, 2), (2, 3), (3, 0)):
         two = {m: found[m] for m in pair}
         loose = locator._fit(two)
@@ -101,7 +94,7 @@ def test_the_edges_must_show_to_place_the_board(photos: list[Photo]) -> None:
     locator = BoardLocator(PROFILE)
     placer = SheetEdgePlacer(GEOMETRY.sheet_mm, locator._corners_mm)
     photo = photos[0]
-    found = locator.detect(_gray(photo.image))
+    found = locator.detect(gray(photo.image))
     w, h = GEOMETRY.sheet_mm
     sheet = cv2.perspectiveTransform(
         np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64).reshape(-1, 1, 2), photo.homography
@@ -162,12 +155,12 @@ def test_three_markers_and_the_edges_place_the_fourth_corner_under_a_barrel_lens
     for hidden in PROFILE.markers.centres_mm:
         image = cover_marker(photo.image, photo.homography, PROFILE, hidden)
         locator = BoardLocator(PROFILE)
-        found = locator.detect(_gray(image))
+        found = locator.detect(gray(image))
         assert sorted(found) == sorted(set(PROFILE.markers.centres_mm) - {hidden})
         three = locator._fit(found)
         assert three is not None
         markers_alone.append(worst_mm(three))
-        located = locator.locate(_gray(image), image)
+        located = locator.locate(gray(image), image)
         tied = locator.tied_by_edges(image, located)
         assert tied is not None and worst_mm(tied.homography) < 2.0
         # The reader, finding no arm over the board, reads it as the edges place it.
@@ -177,4 +170,4 @@ def test_three_markers_and_the_edges_place_the_fourth_corner_under_a_barrel_lens
     assert max(markers_alone) > 4.0
     # With every marker seen there is nothing to tie down.
     every = BoardLocator(PROFILE)
-    assert every.tied_by_edges(photo.image, every.locate(_gray(photo.image), photo.image)) is None
+    assert every.tied_by_edges(photo.image, every.locate(gray(photo.image), photo.image)) is None

@@ -6,9 +6,10 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from companion.boards import BoardProfile
+from companion.boards import GRID, BoardProfile
 from companion.games.garum.state import BoardState
 from companion.vision.conditions import CastShadow
+from companion.vision.render import Photo, Shot, random_state, render, shot_for
 
 
 def quadrant_shadow(profile: BoardProfile, light: float) -> CastShadow:
@@ -87,3 +88,28 @@ def linear_to_8bit(linear: NDArray[np.float64]) -> NDArray[np.uint8]:
     c = np.clip(linear, 0.0, 1.0)
     encoded = np.where(c <= 0.0031308, 12.92 * c, 1.055 * c ** (1 / 2.4) - 0.055)
     return np.asarray(np.round(encoded * 255.0), dtype=np.uint8)
+
+
+def gray(image: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """A BGR frame in grey, as the locator takes it."""
+    return np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8)
+
+
+def worst_cell_error_mm(
+    profile: BoardProfile, placed: NDArray[np.float64], truth: NDArray[np.float64]
+) -> float:
+    """How far (mm) the farthest cell centre lies from where ``placed`` (a board-to-image
+    homography) puts it, against the ``truth`` homography."""
+    g = profile.geometry
+    centres = np.array([g.cell_centre_mm(i // GRID, i % GRID) for i in range(GRID * GRID)])
+    seen = cv2.perspectiveTransform(centres.reshape(-1, 1, 2), placed)
+    back = cv2.perspectiveTransform(seen, np.linalg.inv(truth)).reshape(-1, 2)
+    return float(np.max(np.linalg.norm(back - centres, axis=1)))
+
+
+def photo_for(profile: BoardProfile, seed: int, conditions: bool = False) -> Photo:
+    """The own renderer's clear photo numbered ``seed`` (the bench's truth for it), under
+    a real table's conditions when ``conditions``."""
+    truth = random_state(profile, np.random.default_rng(seed + 7_919))
+    shot = shot_for(seed, False, True) if conditions else Shot(seed)
+    return render(profile, truth, shot)
