@@ -242,7 +242,12 @@ class BoardLocator:
                 return self._last
         last = self._last
         if last is not None and found and self._still(last, found):
-            return Localization(last.homography, tuple(sorted(found)), reused=True)
+            # Placed from markers found in part, the others still unread: whatever lay
+            # over them still does.
+            still_hidden = last.partly_hidden and set(found) <= set(last.marker_ids)
+            return Localization(
+                last.homography, tuple(sorted(found)), reused=True, partly_hidden=still_hidden
+            )
         loose = self._fit(found) if len(found) == PREDICT_MARKERS else None
         if frame_bgr is not None and loose is not None:
             placed = self._edges.place(frame_bgr, found, loose)
