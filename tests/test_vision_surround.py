@@ -396,3 +396,13 @@ def test_a_glint_of_skin_at_the_views_edge_proves_no_patch_an_arm() -> None:
     worker spaces were left unread for an arm that was not there."""
     state, _ = _read_safely(64086, arm=False)
     assert state.cells.count("?") == 0
+
+
+def test_a_dark_arm_ending_by_a_marker_is_not_taken_for_a_shadow() -> None:
+    """The frame of ``bench vision --conditions --seed 79301`` with a dark arm over the
+    grid's corner, ending beside that corner's marker: too dark for colour where it
+    crosses the sheet's edge, the arm was found only with its dark pixels, which joined
+    the marker's black to it, and the marker's print showing through the whole made it a
+    shadow.  Missed, the arm read 5 cells red."""
+    state, _ = _read_safely(79335, arm=True)
+    assert state.cells.count("?") <= 0.4 * len(state.cells)

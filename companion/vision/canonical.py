@@ -39,6 +39,7 @@ class SheetMasks(NamedTuple):
     ring: NDArray[np.bool_]
     outer: NDArray[np.bool_]
     cells: NDArray[np.bool_]
+    markers: NDArray[np.bool_]
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,7 @@ class CanonicalLayout:
     ring_mask: NDArray[np.bool_] = field(init=False)  # sheet outside grid and markers
     bonus_rings: NDArray[np.int32] = field(init=False)  # ring around each bonus icon, or -1
     outer_mask: NDArray[np.bool_] = field(init=False)  # bare sheet no piece can lean over
+    marker_mask: NDArray[np.bool_] = field(init=False)  # markers with their quiet zones
     _every: dict[int, SheetMasks] = field(
         init=False, default_factory=dict, repr=False, compare=False
     )
@@ -96,16 +98,19 @@ class CanonicalLayout:
         ] = False
         m = self.profile.markers
         reach = m.side_mm / 2 + m.quiet_zone_mm
+        markers = np.zeros((height, width), dtype=bool)
         for cx, cy in m.centres_mm.values():
-            ring[
+            markers[
                 max(round((cy - reach) * s), 0) : round((cy + reach) * s),
                 max(round((cx - reach) * s), 0) : round((cx + reach) * s),
-            ] = False
+            ] = True
+        ring &= ~markers
         set_ = object.__setattr__
         set_(self, "size_px", (width, height))
         set_(self, "cell_labels", labels)
         set_(self, "cell_mask", labels >= 0)
         set_(self, "ring_mask", ring)
+        set_(self, "marker_mask", markers)
         set_(self, "bonus_rings", rings)
         outer = np.zeros((height, width), dtype=bool)
         near = round(OUTER_BAND_MM * s)
@@ -132,7 +137,12 @@ class CanonicalLayout:
             masks = SheetMasks(
                 *(
                     np.ascontiguousarray(mask[::step, ::step])
-                    for mask in (self.ring_mask, self.outer_mask, self.cell_mask)
+                    for mask in (
+                        self.ring_mask,
+                        self.outer_mask,
+                        self.cell_mask,
+                        self.marker_mask,
+                    )
                 )
             )
             self._every[step] = masks
