@@ -39,7 +39,6 @@ class SheetMasks(NamedTuple):
     ring: NDArray[np.bool_]
     outer: NDArray[np.bool_]
     cells: NDArray[np.bool_]
-    markers: NDArray[np.bool_]
 
 
 @dataclass(frozen=True)
@@ -54,7 +53,6 @@ class CanonicalLayout:
     ring_mask: NDArray[np.bool_] = field(init=False)  # sheet outside grid and markers
     bonus_rings: NDArray[np.int32] = field(init=False)  # ring around each bonus icon, or -1
     outer_mask: NDArray[np.bool_] = field(init=False)  # bare sheet no piece can lean over
-    marker_mask: NDArray[np.bool_] = field(init=False)  # markers with their quiet zones
     _every: dict[int, SheetMasks] = field(
         init=False, default_factory=dict, repr=False, compare=False
     )
@@ -98,19 +96,16 @@ class CanonicalLayout:
         ] = False
         m = self.profile.markers
         reach = m.side_mm / 2 + m.quiet_zone_mm
-        markers = np.zeros((height, width), dtype=bool)
         for cx, cy in m.centres_mm.values():
-            markers[
+            ring[
                 max(round((cy - reach) * s), 0) : round((cy + reach) * s),
                 max(round((cx - reach) * s), 0) : round((cx + reach) * s),
-            ] = True
-        ring &= ~markers
+            ] = False
         set_ = object.__setattr__
         set_(self, "size_px", (width, height))
         set_(self, "cell_labels", labels)
         set_(self, "cell_mask", labels >= 0)
         set_(self, "ring_mask", ring)
-        set_(self, "marker_mask", markers)
         set_(self, "bonus_rings", rings)
         outer = np.zeros((height, width), dtype=bool)
         near = round(OUTER_BAND_MM * s)
@@ -128,6 +123,21 @@ class CanonicalLayout:
         ring[:, -edge:] = False
         set_(self, "outer_mask", outer & ring)
 
+    def marker_squares(self, marker_ids: tuple[int, ...]) -> NDArray[np.bool_]:
+        """The view's pixels of the given markers and their quiet zones."""
+        s = self.px_per_mm
+        m = self.profile.markers
+        reach = m.side_mm / 2 + m.quiet_zone_mm
+        width, height = self.size_px
+        squares = np.zeros((height, width), dtype=bool)
+        for mid in marker_ids:
+            cx, cy = m.centres_mm[mid]
+            squares[
+                max(round((cy - reach) * s), 0) : round((cy + reach) * s),
+                max(round((cx - reach) * s), 0) : round((cx + reach) * s),
+            ] = True
+        return squares
+
     def masks_every(self, step: int) -> SheetMasks:
         """The sheet's masks at every ``step``-th pixel, each copied whole once: the arm
         search combines them several times a frame at a reduced scale, and masks read
@@ -137,12 +147,7 @@ class CanonicalLayout:
             masks = SheetMasks(
                 *(
                     np.ascontiguousarray(mask[::step, ::step])
-                    for mask in (
-                        self.ring_mask,
-                        self.outer_mask,
-                        self.cell_mask,
-                        self.marker_mask,
-                    )
+                    for mask in (self.ring_mask, self.outer_mask, self.cell_mask)
                 )
             )
             self._every[step] = masks

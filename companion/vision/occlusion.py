@@ -162,7 +162,7 @@ def reduced_hand_mask(
     ``REDUCE``-th pixel (``lab`` stays whole), as a region of the whole view
     (``full_shape``): a view classified only there is searched as well."""
     s = layout.px_per_mm / REDUCE
-    ring, outer, _, _ = layout.masks_every(REDUCE)
+    ring, outer, _ = layout.masks_every(REDUCE)
     nothing = np.zeros(small.shape, dtype=bool)
     if without_skin:
         patch = reaching = nothing
@@ -385,13 +385,10 @@ def _skinless_body(
 ) -> NDArray[np.bool_]:
     """An arm's body found without its skin (:func:`_body_reaching_in`): of any colour
     first, then, given ``hides_print``, too dark for colour where it hides the print."""
-    masks = layout.masks_every(REDUCE)
-    body = _body_reaching_in(classes, outer, masks.cells, px_per_mm, surround)
+    cells = layout.masks_every(REDUCE).cells
+    body = _body_reaching_in(classes, outer, cells, px_per_mm, surround)
     if not body.any() and hides_print is not None:
-        # The markers' black is as dark as the body; joined to it, their print would
-        # show through it (conditions 79335: a dark arm ending by a corner's marker).
-        unmarked = np.where(masks.markers, np.uint8(PixelClass.NEUTRAL), classes)
-        body = _body_reaching_in(unmarked, outer, masks.cells, px_per_mm, surround, hides_print)
+        body = _body_reaching_in(classes, outer, cells, px_per_mm, surround, hides_print)
     return body
 
 
