@@ -94,15 +94,9 @@ class CanonicalLayout:
             round((y0 - frame) * s) : round((y0 + end + frame) * s),
             round((x0 - frame) * s) : round((x0 + end + frame) * s),
         ] = False
-        m = self.profile.markers
-        reach = m.side_mm / 2 + m.quiet_zone_mm
-        for cx, cy in m.centres_mm.values():
-            ring[
-                max(round((cy - reach) * s), 0) : round((cy + reach) * s),
-                max(round((cx - reach) * s), 0) : round((cx + reach) * s),
-            ] = False
         set_ = object.__setattr__
         set_(self, "size_px", (width, height))
+        ring &= ~self.marker_squares(tuple(self.profile.markers.centres_mm))
         set_(self, "cell_labels", labels)
         set_(self, "cell_mask", labels >= 0)
         set_(self, "ring_mask", ring)

@@ -248,7 +248,8 @@ class BoardLocator:
             return Localization(
                 last.homography, tuple(sorted(found)), reused=True, partly_hidden=still_hidden
             )
-        loose = self._fit(found) if len(found) == PREDICT_MARKERS else None
+        two = frame_bgr is not None and len(found) == PREDICT_MARKERS
+        loose = self._fit(found) if two else None
         if frame_bgr is not None and loose is not None:
             placed = self._edges.place(frame_bgr, found, loose)
             partly = placed is None

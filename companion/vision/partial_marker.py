@@ -310,13 +310,16 @@ def _black_or_white(patch: NDArray[np.uint8], white_ab: tuple[float, float]) -> 
 def white_chroma(frame_bgr: NDArray[np.uint8], quads: list[FloatArray]) -> tuple[float, float]:
     """The Lab chroma (a, b) of the white cells of decoded markers (``quads``: their image
     corners): the light's tint where the markers lie."""
-    lab = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2LAB)
     whites = []
     for quad in quads:
         x0, y0 = np.floor(quad.min(axis=0)).astype(int)
         x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + 1
         x0, y0 = max(x0, 0), max(y0, 0)
-        box = lab[y0:y1, x0:x1]
+        window = frame_bgr[y0:y1, x0:x1]
+        if window.size == 0:
+            continue
+        # Only the marker's box is converted: the frame is large, the markers small.
+        box = cv2.cvtColor(np.ascontiguousarray(window), cv2.COLOR_BGR2LAB)
         inside = np.zeros(box.shape[:2], np.uint8)
         shifted = np.round(quad - (x0, y0)).astype(np.int32)
         cv2.fillConvexPoly(inside, shifted, 1)

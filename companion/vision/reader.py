@@ -461,16 +461,15 @@ class BoardReader:
             self.layout.px_per_mm / REDUCE,
         )
 
-        # A marker that decoded shows its print whatever lies beside it: joined to a dark
-        # arm ending by it (their black is alike), it would make the arm a shadow
-        # (conditions 79335).  Its square says nothing either way.
-        decoded = self.layout.marker_squares(loc.marker_ids)
-
         def hides_print(reduced: NDArray[np.bool_]) -> bool:
             """Whether a region of the arm search's reduced view hides the print."""
             region = cv2.resize(
                 reduced.view(np.uint8), view.shape[1::-1], interpolation=cv2.INTER_NEAREST
             )
+            # A marker that decoded shows its print whatever lies beside it: joined to a
+            # dark arm ending by it (their black is alike), it would make the arm a
+            # shadow (conditions 79335).  Its square says nothing either way.
+            decoded = self.layout.marker_squares(loc.marker_ids)
             return self.shadows.hides(region.view(bool) & ~decoded, view)
 
         def arm(without_skin: bool = False) -> NDArray[np.bool_] | None:

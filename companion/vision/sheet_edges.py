@@ -146,7 +146,7 @@ class SheetEdgePlacer:
         frame_bgr: NDArray[np.uint8],
         found: Mapping[int, FloatArray],
         loose: FloatArray,
-        partial: Mapping[int, tuple[FloatArray, FloatArray]] | None = None,
+        partial: _MarkerPoints | None = None,
     ) -> FloatArray | None:
         """The homography (board mm to frame pixels) through the ``found`` markers' image
         corners and the sheet's edges, starting from the ``loose`` fit through the
