@@ -8,8 +8,9 @@ from numpy.typing import NDArray
 
 from companion.boards import GRID, BoardProfile
 from companion.games.garum.state import BoardState
+from companion.vision.bench import generated_photo
 from companion.vision.conditions import CastShadow
-from companion.vision.render import Photo, Shot, random_state, render, shot_for
+from companion.vision.render import Photo
 
 
 def quadrant_shadow(profile: BoardProfile, light: float) -> CastShadow:
@@ -108,8 +109,6 @@ def worst_cell_error_mm(
 
 
 def photo_for(profile: BoardProfile, seed: int, conditions: bool = False) -> Photo:
-    """The own renderer's clear photo numbered ``seed`` (the bench's truth for it), under
-    a real table's conditions when ``conditions``."""
-    truth = random_state(profile, np.random.default_rng(seed + 7_919))
-    shot = shot_for(seed, False, True) if conditions else Shot(seed)
-    return render(profile, truth, shot)
+    """The generated bench's clear photo numbered ``seed``, under a real table's
+    conditions when ``conditions``."""
+    return generated_photo(profile, seed, False, conditions)

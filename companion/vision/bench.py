@@ -30,7 +30,7 @@ from companion.progress import Progress
 from companion.vision.conditions import SENSOR_MODES_PX
 from companion.vision.naive_reader import NaiveReader
 from companion.vision.reader import BoardReader, Reading
-from companion.vision.render import random_state, render, shot_for
+from companion.vision.render import Photo, random_state, render, shot_for
 
 NAME = "vision"
 HELP = "recognition accuracy and per-frame time, on generated frames or a folder of photos"
@@ -191,16 +191,28 @@ def generated_frame(
     conditions: bool,
     mode: tuple[int, int] | None = None,
 ) -> ScoredFrame:
-    """The generated bench's frame numbered ``seed``: its true board and its photo, with
-    an arm over the board when ``hand``, under a real table's conditions when
-    ``conditions``, in sensor ``mode`` (width, height) if given.  One place makes it, so
-    a frame the bench lists can be read again on its own."""
+    """The generated bench's frame numbered ``seed``: its true board and its photo (see
+    :func:`generated_photo`)."""
+    photo = generated_photo(profile, seed, hand, conditions, mode)
+    return ScoredFrame(f"seed {seed}", photo.image, photo.state, hand)
+
+
+def generated_photo(
+    profile: BoardProfile,
+    seed: int,
+    hand: bool,
+    conditions: bool,
+    mode: tuple[int, int] | None = None,
+) -> Photo:
+    """The generated bench's photo numbered ``seed``, with an arm over the board when
+    ``hand``, under a real table's conditions when ``conditions``, in sensor ``mode``
+    (width, height) if given.  One place makes it, so a frame the bench lists can be read
+    again on its own, its homography and all."""
     truth = random_state(profile, np.random.default_rng(seed + 7_919))
     shot = shot_for(seed, hand, conditions)
     if mode is not None:
         shot = replace(shot, width=mode[0], height=mode[1])
-    photo = render(profile, truth, shot)
-    return ScoredFrame(f"seed {seed}", photo.image, truth, hand)
+    return render(profile, truth, shot)
 
 
 def _folder(images: list[Path]) -> Iterator[ScoredFrame]:
