@@ -11,7 +11,9 @@ homography, kept only when both agree with it.
 
 Only markers at opposite corners lead to every edge.  Two on one side leave the far
 edge unled, and it cannot be told from the straight side of an arm lying along it
-(then the board would be placed wrong by several millimetres), so they place nothing.
+(then the board would be placed wrong by several millimetres), so they place nothing
+alone; the corners of a third marker partly hidden (see
+:mod:`companion.vision.partial_marker`) lead to the far edge from its end.
 """
 
 from __future__ import annotations
