@@ -240,8 +240,10 @@ class AccuracyTally:
     cells_total: int = 0
     cells_wrong: int = 0
     cells_unknown: int = 0
+    cells_glare: int = 0  # unread where glare clipped the sensor (see Reading.glare)
     boards_clear: int = 0
     boards_exact: int = 0
+    boards_short_by_glare: int = 0  # inexact only for unread cells in glare
     workers_total: int = 0
     workers_right: int = 0
     workers_wrong: int = 0
@@ -282,6 +284,7 @@ class AccuracyTally:
             self.cells_total += len(truth.cells)
             self.cells_wrong += wrong
             self.cells_unknown += unknown
+            self.cells_glare += len(reading.glare)
             self.workers_total += 2 * GRID
             self.workers_right += sum(1 for a, b in pairs if a == b)
             self.workers_wrong += workers_wrong
@@ -289,11 +292,16 @@ class AccuracyTally:
             self.boards_exact += exact
             if exact:
                 return ""
+            self.boards_short_by_glare += got.workers == truth.workers and all(
+                a == b or i in reading.glare
+                for i, (a, b) in enumerate(zip(got.cells, truth.cells, strict=True))
+            )
         if frame.hand and wrong == 0 and workers_wrong == 0:
             return ""
         return (
             f"{frame.name}{' (hand)' if frame.hand else ''}: cells {wrong} wrong, "
-            f"{unknown} unread; workers {workers_wrong} wrong, {workers_unknown} unread"
+            f"{unknown} unread ({len(reading.glare)} in glare); "
+            f"workers {workers_wrong} wrong, {workers_unknown} unread"
         )
 
     def report(self, described: str) -> None:
@@ -306,6 +314,12 @@ class AccuracyTally:
             ("confident-wrong cells", f"{_pct(self.cells_wrong, self.cells_total)}  (<= 0.02 %)"),
             ("unreadable cells", f"{_pct(self.cells_unknown, self.cells_total)}  (<= 0.5 %)"),
             ("boards exact", f"{_pct(self.boards_exact, self.boards_clear)}  (>= 97 %)"),
+            # Clipped in two channels, inks glare washed alike leave one colour (Reading.glare).
+            (
+                "unread cells in glare",
+                f"{self.cells_glare} of {self.cells_unknown} "
+                f"(boards inexact for them alone: {self.boards_short_by_glare})",
+            ),
             ("workers right", f"{_pct(self.workers_right, self.workers_total)}  (>= 99.5 %)"),
             ("workers confidently wrong", _pct(self.workers_wrong, self.workers_total)),
             (

@@ -51,6 +51,7 @@ from companion.vision.floor import (
     floor_colour,
     floor_offset_in_shade,
     prove_empty,
+    washed_out,
 )
 from companion.vision.gaps import GapRules, SlotGaps
 from companion.vision.illumination import (
@@ -138,6 +139,11 @@ class Reading:
     occluded: bool = False
     timings_ms: dict[str, float] = field(default_factory=dict)
     markers: tuple[int, ...] = ()
+    # Unread cells the sensor clipped in two channels or more over most of their window:
+    # glare, whose white leaves a washed yellow and a washed green (or any ink washed
+    # white) the same colour.  A still camera under the same lamp sees them so in every
+    # frame: the players must move the lamp or the camera, or say what lies there.
+    glare: frozenset[int] = frozenset()
 
     @property
     def ok(self) -> bool:
@@ -674,8 +680,10 @@ class BoardReader:
             ]
         t3 = time.perf_counter()
         state = BoardState("".join(cells), tuple(w.code for w in workers))
+        clipped = washed_out(colour)
         return Reading(
             state,
+            glare=frozenset(i for i, ch in enumerate(cells) if ch == "?" and clipped[i]),
             # Markers found only in part lie under something: the table waits for a
             # clear view even where no arm shows over the board (conditions 79210: an
             # arm along the sheet's edge, over its markers and strip, barely over cells).
