@@ -170,3 +170,32 @@ def test_the_end_screen_explains_and_offers_a_result_to_keep(
     fish = [r.get("data-fish") for r in board.iter(f"{SVG}rect") if r.get("data-cell")]
     assert sum(f != "." for f in fish) == sum(c != "." for c in states[5].cells)
     assert client.get("/history/2/result.svg").status_code == 404
+
+
+def test_a_view_unread_for_glare_tells_the_players_to_move_the_lamp(
+    client: FlaskClient, session: TableSession
+) -> None:
+    """Waiting for a clearer view would wait for ever under a lamp that stays: the page
+    names the vats glare washes out.  Cells unread for any other reason only wait."""
+    op(client, "new_game", NEW_GAME)
+    assert session.game is not None
+    played = simulate_game(session.game.setup, random.Random(6))[0]
+    before = session.game.state.cells
+    new = [i for i, (a, b) in enumerate(zip(before, played.cells, strict=True)) if a != b]
+    unread = BoardState(
+        "".join("?" if i in new else c for i, c in enumerate(played.cells)), played.workers
+    )
+    session.feed(Sighting(unread, b"\xff\xd8held", frozenset(new[:1])))
+    session.drain()
+    page = client.get("/").get_data(as_text=True)
+    vat = session.game.board.vat_of_cell[new[0]]
+    assert f"{len(new)} cell(s) could not be read" in page
+    assert f"Glare washes out vat {vat}: move the lamp" in page
+    assert session.snapshot()["glare_vats"] == [vat]
+
+    more = next(i for i in range(len(unread.cells)) if i not in new)  # another view
+    other = BoardState(unread.cells[:more] + "?" + unread.cells[more + 1 :], unread.workers)
+    session.feed(Sighting(other, b"\xff\xd8other"))
+    session.drain()
+    page = client.get("/").get_data(as_text=True)
+    assert "could not be read" in page and "Glare" not in page

@@ -53,7 +53,7 @@ class CameraReadings:
             accepted = self._gate.update(frame, seen, self._clock())
             if accepted is not None:
                 ok, jpeg = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 85])
-                yield Sighting(accepted, bytes(jpeg) if ok else None)
+                yield Sighting(accepted, bytes(jpeg) if ok else None, seen.glare)
             elif seen.occluded or seen.state is None:
                 yield None
             next_s += self._period_s

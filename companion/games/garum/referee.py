@@ -301,6 +301,7 @@ class GarumMatch:
                 "outcome": "unreadable",
                 "cells": [i for i, ch in enumerate(state.cells) if ch == "?"],
                 "lines": [i for i, w in enumerate(state.workers) if w == "?"],
+                "glare": sorted(sighting.glare),
             },
         )
         self._unreadable = sighting
@@ -472,11 +473,21 @@ class GarumMatch:
 
     def view(self, status: str) -> dict[str, Any]:
         view = table_view(status, self.position, self.history, self.lights())
-        held = self._unreadable.state if self._unreadable else None
+        held = self._unreadable
         view["unreadable_cells"] = (
-            [i for i, ch in enumerate(held.cells) if ch == "?"] if held else []
+            [i for i, ch in enumerate(held.state.cells) if ch == "?"] if held else []
         )
+        view["glare_vats"] = self._glare_vats(held)
         return view
+
+    def _glare_vats(self, held: Sighting | None) -> list[int]:
+        """The vats where glare washed out cells the held view could not read: no later
+        frame reads them while the lamp stays where it is."""
+        if held is None:
+            return []
+        vat_of = self.position.board.vat_of_cell
+        vats = (vat_of[i] for i in held.glare if held.state.cells[i] == "?")
+        return sorted({vat for vat in vats if vat is not None})
 
 
 def _outcome(verdict: Verdict) -> str:

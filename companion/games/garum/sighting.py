@@ -13,3 +13,6 @@ class Sighting:
 
     state: BoardState
     jpeg: bytes | None = None
+    # Unread cells glare washed out (see companion.vision.reader.Reading.glare): a lamp
+    # the players can move, where waiting for a clearer view would wait for ever.
+    glare: frozenset[int] = frozenset()
