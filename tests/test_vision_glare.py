@@ -3,13 +3,16 @@ the players to move the lamp rather than wait for a view that will not come."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 from numpy.typing import NDArray
 
 from companion.boards import load_profile
+from companion.cli import main
 from companion.games.garum.camera import CameraReadings
 from companion.vision.colour import hex_to_bgr
 from companion.vision.reader import BoardReader, Reading
@@ -103,3 +106,20 @@ def test_the_camera_hands_the_table_the_glare_it_read(tmp_path: Path) -> None:
     camera.close()
     assert set(slot) <= sighting.glare
     assert all(sighting.state.cells[i] == "?" for i in sighting.glare)
+
+
+def test_recognize_names_the_glare_apart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    photo, slot = _photo_with_a_tile()
+    path = tmp_path / "washed.png"
+    cv2.imwrite(str(path), _painted(photo, slot, _flat(photo, (255, 255, 255))))
+    assert main(["recognize", str(path), "--json"]) == 0
+    line = json.loads(capsys.readouterr().out)
+    assert set(slot) <= set(line["glare"])
+    assert all(line["cells"][i // 16][i % 16] == "?" for i in line["glare"])
+    assert main(["recognize", str(path)]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    vat = PROFILE.vat_of_cell[slot[0]]
+    assert last.startswith(f"glare: {len(line['glare'])} unread cell(s) washed out in vat(s) ")
+    assert str(vat) in last.split("vat(s) ")[1].split(":")[0].split(", ")

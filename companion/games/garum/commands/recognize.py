@@ -3,7 +3,8 @@
 With ``--json``, one board-state JSON line per image in the order given; an image whose
 board cannot be found (or that cannot be read) gives ``{"error": "..."}`` instead, and the
 exit status is 1 if any image failed.  An image that cannot be read is also named in one
-line on standard error.  Without ``--json``, a readable grid per image.
+line on standard error.  Without ``--json``, a readable grid per image.  Unread cells that
+glare washed out are named apart (``glare``): moving the lamp or the camera reads them.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import json
 import sys
 from typing import Any
 
-from companion.boards import GRID, load_profile
+from companion.boards import GRID, BoardProfile, load_profile
 from companion.errors import InputError
 from companion.printable import one_line
 from companion.vision.reader import BoardReader, Reading
@@ -48,7 +49,8 @@ def run(args: argparse.Namespace) -> int:
             continue
         if reading.state is None:
             failed += 1
-        print(_json_line(reading, path) if args.json else _text(reading, path), flush=True)
+        text = _json_line(reading, path) if args.json else _text(reading, path, profile)
+        print(text, flush=True)
     return 1 if failed else 0
 
 
@@ -57,11 +59,12 @@ def _json_line(reading: Reading, path: str) -> str:
         return json.dumps({"error": one_line(f"{path}: {reading.error}")})
     data = reading.state.to_dict()
     data["occluded"] = reading.occluded
+    data["glare"] = sorted(reading.glare)
     data["timings_ms"] = {k: round(v, 1) for k, v in reading.timings_ms.items()}
     return json.dumps(data)
 
 
-def _text(reading: Reading, path: str) -> str:
+def _text(reading: Reading, path: str, profile: BoardProfile) -> str:
     if reading.state is None:
         return f"{path}: {reading.error}"
     state = reading.state
@@ -71,4 +74,10 @@ def _text(reading: Reading, path: str) -> str:
     for r, row in enumerate(state.rows):
         worker = (state.workers[r] or "..").rjust(2)
         lines.append(f"{worker}   " + " ".join(f" {ch}" for ch in row))
+    if reading.glare:
+        vats = sorted({v for i in reading.glare if (v := profile.vat_of_cell[i]) is not None})
+        lines.append(
+            f"glare: {len(reading.glare)} unread cell(s) washed out in vat(s) "
+            f"{', '.join(map(str, vats))}: move the lamp or tilt the camera"
+        )
     return "\n".join(lines)
