@@ -191,8 +191,10 @@ def test_a_view_unread_for_glare_tells_the_players_to_move_the_lamp(
     vat = session.game.board.vat_of_cell[new[0]]
     assert f"{len(new)} cell(s) could not be read" in page
     assert f"Glare washes out vat {vat}: move the lamp" in page
-    # The players look at the table's screen, not the operator's page.
-    assert f"Glare washes out vat {vat}: move the lamp" in client.get("/tv").get_data(as_text=True)
+    # The players look at the table's screen or their phones, not the operator's page.
+    for screen in ("/tv", "/phone"):
+        shown = client.get(screen).get_data(as_text=True)
+        assert f"Glare washes out vat {vat}: move the lamp" in shown
     assert client.get("/api/state").get_json()["glare_vats"] == [vat]
 
     more = next(i for i in range(len(unread.cells)) if i not in new)  # another view
