@@ -4,6 +4,7 @@ the players to move the lamp rather than wait for a view that will not come."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -21,6 +22,7 @@ from companion.vision.sources import ImageSource
 from tests.vision_helpers import photo_for, slot_outline
 
 PROFILE = load_profile("troia")
+SKIN_BGR = (120, 150, 215)  # lit skin, as the other arm tests paint it
 
 
 def _photo_with_a_tile() -> tuple[Photo, tuple[int, ...]]:
@@ -123,3 +125,31 @@ def test_recognize_names_the_glare_apart(
     vat = PROFILE.vat_of_cell[slot[0]]
     assert last.startswith(f"glare: {len(line['glare'])} unread cell(s) washed out in vat(s) ")
     assert str(vat) in last.split("vat(s) ")[1].split(":")[0].split(", ")
+
+
+def test_skin_clipped_under_an_arm_is_the_arms_not_glare() -> None:
+    """Lit skin clips as glare does; under an arm the cells are the arm's, and the table
+    waits for the arm to leave, not for a lamp to move."""
+    photo, slot = _photo_with_a_tile()
+    g = PROFILE.geometry
+    row, col = divmod(slot[0], 16)
+    x0, y0 = g.cell_corner_mm(row, col)
+    side = 2 * g.cell_mm
+    # A forearm from beyond the sheet's left edge to past the slot, a glint on it there.
+    arm = np.array(
+        [
+            [-100.0, y0 - 25],
+            [x0 + side + 30, y0 - 25],
+            [x0 + side + 30, y0 + side + 25],
+            [-100.0, y0 + side + 25],
+        ]
+    )
+    quad = cv2.perspectiveTransform(arm.reshape(-1, 1, 2), photo.homography).reshape(-1, 2)
+    image = photo.image.copy()
+    cv2.fillConvexPoly(image, np.round(quad).astype(np.int32), SKIN_BGR, cv2.LINE_AA)
+    reading = BoardReader(PROFILE).read(
+        _painted(replace(photo, image=image), slot, _flat(photo, (255, 255, 255)))
+    )
+    assert reading.state is not None and reading.occluded
+    assert all(reading.state.cells[i] == "?" for i in slot)
+    assert not reading.glare & set(slot)

@@ -680,10 +680,12 @@ class BoardReader:
             ]
         t3 = time.perf_counter()
         state = BoardState("".join(cells), tuple(w.code for w in workers))
+        # Lit skin clips too: the cells under an arm are its, not glare's.
         clipped = washed_out(colour)
+        glare = (i for i, ch in enumerate(cells) if ch == "?" and clipped[i] and i not in hidden)
         return Reading(
             state,
-            glare=frozenset(i for i, ch in enumerate(cells) if ch == "?" and clipped[i]),
+            glare=frozenset(glare),
             # Markers found only in part lie under something: the table waits for a
             # clear view even where no arm shows over the board (conditions 79210: an
             # arm along the sheet's edge, over its markers and strip, barely over cells).
