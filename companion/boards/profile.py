@@ -12,6 +12,7 @@ Indexing used everywhere: a *cell* is ``row * 16 + col``; a *line* (and its work
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -216,6 +217,11 @@ class BoardProfile:
     @property
     def tiles_per_colour(self) -> int:
         return len(self.vats)
+
+    def vats_of(self, cells: Iterable[int]) -> list[int]:
+        """The vats holding any of ``cells``, in order, each once (a cell outside every vat,
+        on Baelo Claudia's missing ones, names none)."""
+        return sorted({vat for cell in cells if (vat := self.vat_of_cell[cell]) is not None})
 
     def area_vats_closed(self, line: int, full_vats: frozenset[int], round_vat: int) -> bool:
         """True when every vat of ``line``'s area other than ``round_vat`` is full."""

@@ -467,16 +467,20 @@ class BoardReader:
             self.layout.px_per_mm / REDUCE,
         )
 
+        @functools.cache  # asked of each dark body the arm search weighs, rarely at all
+        def undecoded() -> NDArray[np.bool_]:
+            """The view but the decoded markers' squares.  A marker that decoded shows
+            its print whatever lies beside it: joined to a dark arm ending by it (their
+            black is alike), it would make the arm a shadow (conditions 79335).  Its
+            square says nothing either way."""
+            return ~self.layout.marker_squares(loc.marker_ids)
+
         def hides_print(reduced: NDArray[np.bool_]) -> bool:
             """Whether a region of the arm search's reduced view hides the print."""
             region = cv2.resize(
                 reduced.view(np.uint8), view.shape[1::-1], interpolation=cv2.INTER_NEAREST
             )
-            # A marker that decoded shows its print whatever lies beside it: joined to a
-            # dark arm ending by it (their black is alike), it would make the arm a
-            # shadow (conditions 79335).  Its square says nothing either way.
-            decoded = self.layout.marker_squares(loc.marker_ids)
-            return self.shadows.hides(region.view(bool) & ~decoded, view)
+            return self.shadows.hides(region.view(bool) & undecoded(), view)
 
         def arm(without_skin: bool = False) -> NDArray[np.bool_] | None:
             return hand_mask(

@@ -485,9 +485,7 @@ class GarumMatch:
         frame reads them while the lamp stays where it is."""
         if held is None:
             return []
-        vat_of = self.position.board.vat_of_cell
-        vats = (vat_of[i] for i in held.glare if held.state.cells[i] == "?")
-        return sorted({vat for vat in vats if vat is not None})
+        return self.position.board.vats_of(i for i in held.glare if held.state.cells[i] == "?")
 
 
 def _outcome(verdict: Verdict) -> str:

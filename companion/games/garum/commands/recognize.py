@@ -75,7 +75,7 @@ def _text(reading: Reading, path: str, profile: BoardProfile) -> str:
         worker = (state.workers[r] or "..").rjust(2)
         lines.append(f"{worker}   " + " ".join(f" {ch}" for ch in row))
     if reading.glare:
-        vats = sorted({v for i in reading.glare if (v := profile.vat_of_cell[i]) is not None})
+        vats = profile.vats_of(reading.glare)
         lines.append(
             f"glare: {len(reading.glare)} unread cell(s) washed out in vat(s) "
             f"{', '.join(map(str, vats))}: move the lamp or tilt the camera"
