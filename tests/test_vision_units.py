@@ -12,6 +12,7 @@ import pytest
 from numpy.typing import NDArray
 
 from companion.boards import LINES, load_profile
+from companion.vision.bench import generated_frame
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.cells import CELLS, N_CLASSES, CellRules, LabelledPixels, read_cells
 from companion.vision.colour import (
@@ -48,6 +49,7 @@ from companion.vision.localize import CameraPose, estimate_pose
 from companion.vision.occlusion import hand_mask, within_reach
 from companion.vision.reader import (
     SKIN_SATURATION_MAX,
+    BoardReader,
     floor_at_a_covered_slots_edge,
     skin_over_ink,
     skin_toned_red,
@@ -1532,6 +1534,23 @@ def test_a_piece_the_colour_of_the_light_beside_it_is_unread_where_the_tint_can_
     clean = np.full_like(classes, PixelClass.NEUTRAL)
     out[15] = WorkerObservation("Gd", 300.0, (0.0, 0.0))
     assert [read(out, clean)[k] for k in (15, 14, 13)] == ["Gd", "Gv", "Gv"]
+
+
+@pytest.mark.parametrize(("seed", "hand", "line"), [(86018, False, 19), (86135, True, 18)])
+def test_a_dominus_the_light_makes_never_doubts_its_colours_real_one(
+    seed: int, hand: bool, line: int
+) -> None:
+    """Conditions frames where yellow on the bare sheet beside an empty space reads as a
+    second yellow dominus (86018: a lamp's yellow corner; 86135: with an arm in view).
+    That one is the light's, doubted as such, and the real dominus keeps its reading
+    instead of being doubted by it (or, in 86018, named a vilicus)."""
+    frame = generated_frame(PROFILE, seed, hand, True)
+    assert frame.truth.workers[line] == "Yd"
+    state = BoardReader(PROFILE).read(frame.image).state
+    assert state is not None
+    assert state.workers[line] == "Yd"
+    read = zip(state.workers, frame.truth.workers, strict=True)
+    assert all(seen == true for seen, true in read if seen != "?")
 
 
 def test_sheet_lit_until_red_clips_is_no_green_piece_and_a_lit_green_piece_stays_green() -> None:

@@ -321,10 +321,11 @@ def read_workers(
     still unread
     settled by predicted silhouettes, pieces sized again with their width once the unsure
     spaces beside them are settled, touching pairs of one colour checked against their
-    predicted silhouettes, a second dominus of a colour doubted, the other
-    unsized pieces of a colour whose dominus is read taken as vilici, a piece whose core
-    shows the sheet's colour beside it doubted, an empty core far more saturated than the
-    sheet beside it doubted, and a piece in the light's own colour doubted.
+    predicted silhouettes, a piece whose core shows the sheet's colour beside it or
+    whose colour is the light's doubted, a second dominus of a colour doubted, the other
+    unsized pieces of a colour whose dominus is read taken as vilici, an empty core far
+    more saturated than the sheet beside it doubted, and the pieces doubted again as
+    the light's.
     """
     cores = _read_cores(classes, layout, pose, rules, blocked)
     codes = _read_beside_neighbours(cores, classes, layout, pose, rules)
@@ -343,12 +344,21 @@ def read_workers(
     out = _settle_unreadable(out, codes, cores, classes, layout, pose, rules)
     out = _size_with_settled_neighbours(out, codes, measures, scores, boundary, layout, rules)
     out = _pairs_by_silhouette(out, measures, classes, layout, pose, rules)
+
+    def doubt_what_the_light_made(pieces: list[WorkerObservation]) -> list[WorkerObservation]:
+        pieces = _doubt_pieces_like_the_sheet_beside(pieces, cores, lab, layout, rules)
+        arm_in_view = blocked is not None
+        return doubt_the_lights_colour(pieces, cores, classes, lab, layout, rules, arm_in_view)
+
+    # A dominus the light made must not doubt the colour's real one (conditions 86018: a
+    # lamp's yellow corner read as a dominus that led the real one, then named a vilicus):
+    # the light's pieces are doubted first, and again once vilici are named.
+    out = doubt_what_the_light_made(out)
     out = one_dominus_per_colour(out, rules, unsized)
     named = _with_dark_cores_named(codes, cores, lab, layout, rules)
     out = vilici_beside_the_dominus(out, named, layout.profile.geometry, rules)
-    out = _doubt_pieces_like_the_sheet_beside(out, cores, lab, layout, rules)
     out = _doubt_empty_cores_unlike_the_sheet_beside(out, cores, lab, layout, rules)
-    return doubt_the_lights_colour(out, cores, classes, lab, layout, rules, blocked is not None)
+    return doubt_what_the_light_made(out)
 
 
 def _empty_like_the_sheet_beside(
