@@ -6,6 +6,7 @@ import cv2
 import numpy as np
 
 from companion.boards import LINES, load_profile
+from companion.vision.bench import generated_frame
 from companion.vision.circle_print import CirclePrint
 from companion.vision.colour import PixelClass
 from companion.vision.reader import BoardReader
@@ -52,11 +53,25 @@ def test_an_unread_space_showing_its_circle_and_no_colour_is_empty() -> None:
     bare[PixelClass.UNKNOWN] = 1.0  # a lamp's tint: no class for the sheet
     coloured = bare.copy()
     coloured[PixelClass.Y], coloured[PixelClass.UNKNOWN] = 0.5, 0.5
-    fractions = {0: bare, 1: bare, 2: coloured}
+    dark = np.zeros(len(PixelClass))
+    dark[PixelClass.DARK] = 0.9  # a deep shadow, or a piece's shaded faces
+    dark[PixelClass.NEUTRAL] = 0.1
+    fractions = {0: bare, 1: bare, 2: coloured, 3: dark, 4: dark}
     cores = CoreReadings(
         ["?"] * LINES, [(0.0, 0.0)] * LINES, [False] * LINES, fractions, np.zeros((LINES, 2))
     )
     out = [WorkerObservation("?", 0.0, (0.0, 0.0)) for _ in range(LINES)]
-    shown = {0: 0.8, 1: 0.3, 2: 0.8}
+    shown = {0: 0.8, 1: 0.3, 2: 0.8, 3: 0.8, 4: 0.3}
     settled = _empty_where_the_circle_shows(out, cores, rules, lambda line: shown.get(line, 0.0))
-    assert [obs.code for obs in settled[:3]] == [None, "?", "?"]
+    assert [obs.code for obs in settled[:5]] == [None, "?", "?", None, "?"]
+
+
+def test_empty_spaces_in_a_persons_deep_shadow_are_read_empty() -> None:
+    """The clear frame of ``bench vision --conditions --seed 86001`` numbered 86257: a
+    person's shadow leaves the first four row spaces, all empty, too dark for colour in
+    one of the two balances the light asks for; their circles show all round."""
+    frame = generated_frame(PROFILE, 86257, False, True)
+    assert frame.truth.workers[:4] == (None,) * 4
+    state = BoardReader(PROFILE).read(frame.image).state
+    assert state is not None
+    assert state.workers[:4] == (None,) * 4
