@@ -9,6 +9,7 @@ from vision_helpers import confident_wrong_cells, cover_marker, slot_outline, wa
 
 from companion.boards import load_profile
 from companion.games.garum.state import BoardState
+from companion.vision.bench import generated_photo
 from companion.vision.cells import apply_tile_constraint
 from companion.vision.conditions import Conditions
 from companion.vision.localize import BoardLocator
@@ -328,6 +329,17 @@ def test_an_arm_whose_skin_shows_only_over_the_grid_is_seen() -> None:
         assert reading.state is not None, reading.error
         assert reading.occluded, seed
         assert confident_wrong_cells(reading.state, truth) == [], seed
+
+
+def test_a_dark_arm_whose_fingertip_alone_is_over_the_grid_is_seen() -> None:
+    """The arm of conditions frame 88365 (``bench vision --conditions --seed 88001``):
+    dark skin that the skin colours miss, reaching in over the sheet's edge with only a
+    fingertip over the grid.  Missed, its skin was read as a red tile."""
+    photo = generated_photo(PROFILE, 88365, True, True)
+    reading = BoardReader(PROFILE).read(photo.image)
+    assert reading.state is not None, reading.error
+    assert reading.occluded
+    assert confident_wrong_cells(reading.state, photo.state) == []
 
 
 def test_glare_washed_tiles_beyond_the_arms_reach_are_read() -> None:

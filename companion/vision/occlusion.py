@@ -52,10 +52,15 @@ SKIN_SHARE_MIN = 0.3
 # An arm that shows no skin anywhere (a dark skin in its own shade, a sleeve) is still a
 # broad body of no sheet colour reaching in across the sheet's edge, and going on past
 # it: this much of it (mm²) on the sheet at least, a forearm's length over its width,
-# and a hand's least patch over the fish cells (a tablecloth the lens bows in, or a
-# shadow, along the sheet's edge goes on past it too, but stays off the grid).  Tiles
-# never reach the sheet's edge, and bare sheet keeps the pieces from it.
+# and over the fish cells ... (a tablecloth the lens bows in, or a shadow, along the
+# sheet's edge goes on past it too, but stays off the grid).  Tiles never reach the
+# sheet's edge, and bare sheet keeps the pieces from it.
 BODY_MIN_AREA_MM2 = 2000.0
+# ... a fingertip's patch, a third of a cell (mm²): over 560 clear conditions frames no
+# body so reaching in and going on touched the cells at all (one, which does not go on,
+# 125 mm²), while a dark arm whose fingertip alone lay over the grid covered 248 (88365:
+# missed at a hand's 250, its skin read as a red tile).
+BODY_OVER_CELLS_MIN_MM2 = 100.0
 # Over the fish cells such a body hides the tiles: at least this share of its pixels
 # there shows no species' colour (dark arms 0.29-0.63, skin read red in places).  A lamp's
 # tint over the sheet's edge joined to the tiles it reaches shows theirs (0.06).
@@ -424,7 +429,8 @@ def _body_reaching_in(
     for label in reaching:
         part = parts == label
         over = part & cells
-        if np.count_nonzero(part) < body_px or np.count_nonzero(over) < area_px:
+        over_px = np.count_nonzero(over)
+        if np.count_nonzero(part) < body_px or over_px < BODY_OVER_CELLS_MIN_MM2 * px_per_mm**2:
             continue
         unknown = np.count_nonzero(over & (classes == PixelClass.UNKNOWN))
         if hides_print is None:
