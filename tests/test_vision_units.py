@@ -166,9 +166,14 @@ def test_a_second_dominus_of_a_colour_is_doubted() -> None:
     codes = [o.code for o in one_dominus_per_colour(pieces, rules)]
     # Two yellows alike: neither can be trusted.  One blue dominus stands as read.
     assert codes == ["Rd", "?", "?", "?", "Bd", "Bv"]
-    # A dominus read by its predicted silhouette has no size to weigh against the other's.
-    codes = [o.code for o in one_dominus_per_colour(pieces, rules, unsized={1})]
+    # A dominus read by its predicted silhouette has no size to weigh against the other's,
+    # which a crowding neighbour may have made look large ...
+    crowded = [replace(pieces[0], crowded=True), *pieces[1:]]
+    codes = [o.code for o in one_dominus_per_colour(crowded, rules, unsized={1})]
     assert codes == ["?", "?", "?", "?", "Bd", "Bv"]
+    # ... while, standing alone, its pixels are its own: it keeps its reading.
+    codes = [o.code for o in one_dominus_per_colour(pieces, rules, unsized={1})]
+    assert codes == ["Rd", "?", "?", "?", "Bd", "Bv"]
     codes = [o.code for o in one_dominus_per_colour(pieces, rules, unsized={5})]
     assert codes == ["Rd", "?", "?", "?", "Bd", "Bv"]
 

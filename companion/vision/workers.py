@@ -646,17 +646,26 @@ def one_dominus_per_colour(
     pixels: its score says nothing against another piece's, and every dominus of its
     colour is doubted (conditions 77696: a yellow vilicus crowded by the dominus beside
     it, whose space was left unread, measured as large as a dominus and kept the reading
-    against the silhouette that named its neighbour).
+    against the silhouette that named its neighbour).  But one dominus sized from its own
+    pixels that no neighbour crowds keeps its reading against those its colour's
+    silhouettes named, which are doubted: alone, its pixels are all its own (conditions
+    88313: three yellow vilici near the size boundary, each named a dominus by its
+    silhouette, had the one dominus read clearly so doubted with them).
     """
     checked = list(out)
     for colour in "BGYR":
         domini = [line for line, obs in enumerate(out) if obs.code == colour + "d"]
         if len(domini) < 2:
             continue
+        sized = [line for line in domini if line not in unsized]
         ranked = sorted(domini, key=lambda line: -out[line].size_score)
         lead = out[ranked[0]].size_score - out[ranked[1]].size_score
-        comparable = not any(line in unsized for line in domini)
-        doubted = ranked[1:] if comparable and lead >= rules.dominus_lead_min else ranked
+        if len(sized) == 1 and not out[sized[0]].crowded:
+            doubted = [line for line in domini if line != sized[0]]
+        elif len(sized) == len(domini) and lead >= rules.dominus_lead_min:
+            doubted = ranked[1:]
+        else:
+            doubted = ranked
         for line in doubted:
             checked[line] = replace(out[line], code="?")
     return checked
