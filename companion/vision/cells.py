@@ -10,6 +10,7 @@ its cells become ``?``.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -374,7 +375,11 @@ def _pastel_cells(
 
 
 def fill_open_slots(
-    cells: list[str], fractions: NDArray[np.float64], profile: BoardProfile, rules: CellRules
+    cells: list[str],
+    fractions: NDArray[np.float64],
+    profile: BoardProfile,
+    rules: CellRules,
+    pastel: Sequence[str | None] = (),
 ) -> list[str]:
     """Unreadable cells of a slot seen empty elsewhere, read as empty.
 
@@ -383,18 +388,25 @@ def fill_open_slots(
     With more than one such cell, a cell that shows a species colour can only show a
     neighbour's spill or a leaning piece.  With one, that colour weighs as much as the
     floor's (glare washes a tile's yellow cell to the floor's colour and leaves its green
-    one green: photoreal 4201 ``occ054``), so the whole slot is left unread.  Slots where a
-    tile is seen are left as they are.
+    one green: photoreal 4201 ``occ054``), so the whole slot is left unread.  So does a
+    species the glare left in a cell's mean colour alone (``pastel``, per cell: see
+    :func:`~companion.vision.pastel.pastel_cells`): a yellow washed to the floor's
+    colour beside its tile's pale red (photoreal 5401 ``img007``).  Slots where a tile is
+    seen are left as they are.
     """
     out = list(cells)
     species = fractions[:, PixelClass.B : PixelClass.R + 1].sum(axis=1)
+
+    def shows_a_tile(cell: int) -> bool:
+        return bool(species[cell] > rules.stray_max) or bool(pastel and pastel[cell])
+
     for slot in profile.slots:
         chars = [out[i] for i in slot]
         empty = chars.count(".")
         if empty == 0 or any(c in SPECIES_ORDER for c in chars):
             continue
         unread = [i for i in slot if out[i] == "?"]
-        if empty < rules.open_slot_any_min and any(species[i] > rules.stray_max for i in unread):
+        if empty < rules.open_slot_any_min and any(shows_a_tile(i) for i in unread):
             for i in slot:
                 out[i] = "?"
             continue

@@ -231,6 +231,16 @@ def pastel_species(
     return out
 
 
+def pastel_cells(
+    colour: CellColour, floor: FloorModel, model: ColourModel, rules: PastelRules
+) -> list[str | None]:
+    """Per cell, the species its mean colour shows through glare (see
+    :func:`pastel_species`), leaving out cells as white as the glare itself."""
+    blank = _chroma_from(colour, floor.white()) < rules.white_offset_min
+    species = pastel_species(colour, floor.expected(colour.lightness), model, rules)
+    return [None if blank[i] else letter for i, letter in enumerate(species)]
+
+
 class _Nearest(NamedTuple):
     """Per cell, seen from one origin: the species whose printed hue is nearest."""
 
@@ -383,10 +393,7 @@ def fill_pastel_slots(
     expected = floor.expected(colour.lightness)
     white = floor.white()
     blank = _chroma_from(colour, white) < rules.white_offset_min
-    seen = [
-        None if blank[i] else letter
-        for i, letter in enumerate(pastel_species(colour, expected, model, rules))
-    ]
+    seen = pastel_cells(colour, floor, model, rules)
     tinted = tinted_species(colour, expected, model, rules, white)
     yellow = floor_hued(colour, expected, rules) | bent_yellow(colour, expected, model, rules)
     yellow &= ~blank

@@ -82,7 +82,12 @@ from companion.vision.outline import (
     doubt_floor_by_walls,
     prove_floor_by_outline,
 )
-from companion.vision.pastel import PastelRules, fill_pastel_slots, fill_washed_tiles
+from companion.vision.pastel import (
+    PastelRules,
+    fill_pastel_slots,
+    fill_washed_tiles,
+    pastel_cells,
+)
 from companion.vision.pixels import every_nth, pixel_coords
 from companion.vision.shade import ShadeRules, lift_shadows
 from companion.vision.shaded_floor import ShadedFloorRules, prove_shaded_floor_by_hue
@@ -613,7 +618,8 @@ class BoardReader:
                 self.cell_rules,
             )
         cells = doubt_lone_clipped_floor(cells, colour, floor, self.profile.slots, hidden)
-        cells = fill_open_slots(cells, fractions, self.profile, self.cell_rules)
+        pastel = pastel_cells(colour, floor, self.colours, self.pastel_rules)
+        cells = fill_open_slots(cells, fractions, self.profile, self.cell_rules, pastel)
         cells = doubt_floor_by_walls(
             cells, self.outlines, view, self.layout.px_per_mm, colour.lightness
         )
