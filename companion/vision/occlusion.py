@@ -434,8 +434,7 @@ def _body_reaching_in(
             continue
         unknown = np.count_nonzero(over & (classes == PixelClass.UNKNOWN))
         if hides_print is None:
-            share = BODY_UNKNOWN_OVER_CELLS_MIN * np.count_nonzero(over)
-            if unknown < share:
+            if unknown < BODY_UNKNOWN_OVER_CELLS_MIN * over_px:
                 continue
             if _goes_on_somewhere(part, surround, area_px):
                 body |= part
@@ -446,7 +445,7 @@ def _body_reaching_in(
                 body |= _own_body(part, classes, last, px_per_mm)
             continue
         forearm = _width_px(part) >= DARK_BODY_MIN_WIDTH_MM * px_per_mm
-        colourless = bool(unknown >= DARK_BODY_UNKNOWN_OVER_CELLS_MIN * np.count_nonzero(over))
+        colourless = bool(unknown >= DARK_BODY_UNKNOWN_OVER_CELLS_MIN * over_px)
         hides = (forearm or colourless) and hides_print(part)
         if hides and _goes_on_somewhere(part & outer, surround, area_px):
             body |= part
