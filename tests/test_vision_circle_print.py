@@ -7,15 +7,19 @@ import numpy as np
 
 from companion.boards import LINES, load_profile
 from companion.vision.bench import generated_frame
+from companion.vision.canonical import CanonicalLayout
 from companion.vision.circle_print import CirclePrint
 from companion.vision.colour import PixelClass
+from companion.vision.localize import CameraPose
 from companion.vision.reader import BoardReader
 from companion.vision.render import random_state, render, shot_for
 from companion.vision.workers import (
     CoreReadings,
     WorkerObservation,
     WorkerRules,
+    _doubt_empty_beside_the_arm,
     _empty_where_the_circle_shows,
+    core_centre_mm,
 )
 
 PROFILE = load_profile("troia")
@@ -75,3 +79,29 @@ def test_empty_spaces_in_a_persons_deep_shadow_are_read_empty() -> None:
     state = BoardReader(PROFILE).read(frame.image).state
     assert state is not None
     assert state.workers[:4] == (None,) * 4
+
+
+def test_beside_an_arm_an_empty_space_needs_its_circle_to_show() -> None:
+    """A piece beside an arm can lose its colour to the sheet's class or to the region's
+    margin, but its base still hides its circle: near the arm, empty needs the circle."""
+    layout = CanonicalLayout(PROFILE)
+    s = layout.px_per_mm
+    pose = CameraPose((250.0, 250.0), 700.0)
+    centres = np.array([core_centre_mm(layout, pose, line) for line in range(LINES)]) * s
+    blocked = np.zeros(layout.cell_labels.shape, dtype=bool)
+    x, y = centres[4]
+    blocked[round(y) - 5 : round(y) + 5, round(x) + round(20 * s) :] = True  # 20 mm away
+    cores = CoreReadings([None] * LINES, [(0.0, 0.0)] * LINES, [False] * LINES, {}, centres)
+    out = [WorkerObservation(None, 0.0, (0.0, 0.0)) for _ in range(LINES)]
+    out[5] = WorkerObservation("Gv", 200.0, (0.0, 0.0))
+    shown = {3: 0.6}  # the rest show no circle
+    rules = WorkerRules()
+    doubted = _doubt_empty_beside_the_arm(
+        out, cores, layout, rules, blocked, lambda line: shown.get(line, 0.1)
+    )
+    codes = [obs.code for obs in doubted]
+    assert codes[4] == "?"  # near the arm, its circle hidden
+    assert codes[3] is None  # near the arm, its circle in view
+    assert codes[5] == "Gv"  # a piece is left as read
+    far = [line for line in range(LINES) if np.hypot(*(centres[line] - centres[4])) > 100 * s]
+    assert far and all(codes[line] is None for line in far)

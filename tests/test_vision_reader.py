@@ -342,6 +342,19 @@ def test_a_dark_arm_whose_fingertip_alone_is_over_the_grid_is_seen() -> None:
     assert confident_wrong_cells(reading.state, photo.state) == []
 
 
+@pytest.mark.parametrize("seed", [79745, 79920, 79980])
+def test_pieces_at_an_arms_edge_are_not_read_as_empty_spaces(seed: int) -> None:
+    """Conditions frames with an arm whose region's edge runs by yellow and blue vilici:
+    their colour went to the sheet's class or under the region's margin and they were
+    read as empty spaces, their printed circles hidden all the same."""
+    photo = generated_photo(PROFILE, seed, True, True)
+    reading = BoardReader(PROFILE).read(photo.image)
+    assert reading.state is not None, reading.error
+    assert reading.occluded
+    read = zip(reading.state.workers, photo.state.workers, strict=True)
+    assert [(seen, true) for seen, true in read if seen is None and true is not None] == []
+
+
 def test_glare_washed_tiles_beyond_the_arms_reach_are_read() -> None:
     # Skin has a pale red's hue, so washed tiles are not read from their mean colour near
     # an arm; beyond its reach they are, as on a clear view (22 of these cells before).
