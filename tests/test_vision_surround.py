@@ -352,6 +352,15 @@ def test_a_warm_lamps_tint_the_fitted_balance_follows_whole_is_no_arm(seed: int)
     assert state.cells.count("?") == 0
 
 
+def test_an_arm_the_fitted_balance_follows_whole_is_known_by_the_print_it_hides() -> None:
+    """The frame of ``bench vision --conditions --seed 90501`` with a pale arm over a
+    hidden marker: the balance fitted place by place followed the arm as it follows a
+    lamp's tint, so it left no trace there, and the arm found under the single balance was
+    dropped; unflagged, a red cell beside it read yellow.  Unlike a tint, it hides the
+    board's print."""
+    _read_safely(90510, arm=True)
+
+
 def test_an_arm_leaves_a_trace_under_the_fitted_balance_and_a_tint_none() -> None:
     s = LAYOUT.px_per_mm
     height, width = LAYOUT.cell_mask.shape

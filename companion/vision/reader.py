@@ -540,9 +540,14 @@ class BoardReader:
                 single_hand is not None
                 and more >= ARM_OVER_GRID_CELLS
                 # Shown by the single balance alone, it may be a warm lamp's tint that
-                # the fitted balance followed whole (conditions 77378, 77392).
+                # the fitted balance followed whole (conditions 77378, 77392).  A tint
+                # leaves the board's print showing; an arm the fit followed as well
+                # hides it (conditions 90510: print shown in 6 of 77 parts, against 100
+                # of 139 and 144 of 240 under those tints).
                 and (
-                    hand is not None or traced_under_fit(single_hand, sorted_.classes, self.layout)
+                    hand is not None
+                    or traced_under_fit(single_hand, sorted_.classes, self.layout)
+                    or self.shadows.hides(single_hand, view)
                 )
             ):
                 other, sorted_ = sorted_, single()
