@@ -361,6 +361,16 @@ def test_an_arm_the_fitted_balance_follows_whole_is_known_by_the_print_it_hides(
     _read_safely(90510, arm=True)
 
 
+def test_a_skin_coloured_cloth_at_a_corner_of_the_sheet_is_no_arm() -> None:
+    """The clear frame of ``bench vision --conditions --seed 90601`` on a salmon
+    tablecloth, every marker seen: the lens bowed the cloth in beside a corner's marker,
+    where its colour passed for lit skin, and the view was taken as covered; cells in a
+    lamp arm's shadow were then left unread as an arm's might be.  What lies over no
+    cell and no worker space hides nothing the board reads."""
+    state, _ = _read_safely(90616, arm=False)
+    assert state.cells.count("?") == 0
+
+
 def test_an_arm_leaves_a_trace_under_the_fitted_balance_and_a_tint_none() -> None:
     s = LAYOUT.px_per_mm
     height, width = LAYOUT.cell_mask.shape

@@ -133,6 +133,13 @@ ARM_COVER_MAX = 0.6
 # Over 469 stored arm frames, every tile read as floor beside the arm (3 cells, in two
 # frames) lay so; 1,056 bare cells did too, and are left unread with them.
 ARM_HIDDEN_IN_SLOT_MIN = 2
+# An arm matters where it may hide what the board reads: a cell's window, or a piece
+# standing on a worker space, which reaches this far (mm) from the space's centre (its
+# footprint and its lean, see workers.REACH_MM).  A region over neither, with every
+# marker whole, lies on the sheet's margin: a tablecloth of skin's colour the lens bows
+# in at a corner (conditions 90616: taken for an arm, it kept the cells in a lamp arm's
+# shadow from being named).
+PIECE_REACH_MM = 23.0
 
 
 @dataclass(frozen=True)
@@ -218,6 +225,7 @@ class BoardReader:
         self.shaded_floor_rules = ShadedFloorRules()
         self.exemplar_rules = ExemplarRules()
         self.first_clipped_rules = FirstClippedRules()
+        self._read_area = self.layout.cell_mask | _around_worker_spaces(self.layout, PIECE_REACH_MM)
 
     def _arm_or_shadow(
         self, region: NDArray[np.bool_] | None, view: NDArray[np.uint8]
@@ -563,6 +571,13 @@ class BoardReader:
                 # 59095: greens read as yellow all over the board): a tile's colour must
                 # show under the single balance as well.
                 other = single()
+        if (
+            hand is not None
+            and not hidden_marker
+            and not loc.partly_hidden
+            and not np.any(hand & self._read_area)
+        ):
+            hand = None  # over the sheet's margin alone: it hides nothing read
         lab, classes, shift = sorted_.lab, sorted_.classes, sorted_.shift
 
         def to_analysis(balanced: NDArray[np.uint8]) -> NDArray[np.uint8]:
@@ -713,6 +728,18 @@ class BoardReader:
                 "total": (t3 - t0) * 1000,
             },
         )
+
+
+def _around_worker_spaces(layout: CanonicalLayout, reach_mm: float) -> NDArray[np.bool_]:
+    """The view's pixels within ``reach_mm`` of a worker space's centre."""
+    g = layout.profile.geometry
+    s = layout.px_per_mm
+    width, height = layout.size_px
+    mask = np.zeros((height, width), dtype=np.uint8)
+    for line in range(2 * GRID):
+        x, y = g.worker_space_centre_mm(line)
+        cv2.circle(mask, (round(x * s), round(y * s)), round(reach_mm * s), 1, -1)
+    return mask > 0
 
 
 def _lab(bgr: NDArray[np.uint8]) -> NDArray[np.uint8]:
