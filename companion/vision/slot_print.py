@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 from companion.boards import GRID, BoardProfile
 from companion.vision.cells import SPECIES_ORDER, CellRules
 from companion.vision.colour import PixelClass
-from companion.vision.floor import CellColour, FloorModel, floor_offset_in_shade
+from companion.vision.floor import CellColour, FloorModel, clipped, floor_offset_in_shade
 from companion.vision.shadows import PrintUnderShadow, ShadowRules
 
 # A slot's box in the canonical view: top, bottom, left, right pixels (ends excluded).
@@ -61,6 +61,12 @@ class SlotPrintRules:
     # floor whose dashes showed 0.52 to 0.86 by 9 to 11 Lab units.
     clear_shown_min: float = 0.5
     clear_floor_offset_max: float = 12.0
+    # A cell the sensor clipped in a channel keeps only a bound there, and balanced, the
+    # clipped channel falls behind the others: bare floor under a bright warm spot, red
+    # clipped, lay 10 to 12 Lab units off the floor (conditions 90728).  Its colour then
+    # proves nothing either way, and the dashes alone must prove the slot bare, as
+    # clearly as no slot holding a tile ever showed them (0.31 at most, above).
+    clipped_shown_min: float = 0.4
 
 
 class SlotPrint:
@@ -101,7 +107,8 @@ def prove_floor_by_print(
 ) -> list[str]:
     """Slots left unread with no tile's colour in any cell become empty where their
     printed dashes show and their colour is near the floor's in the light they are in,
-    the nearer the fainter the dashes (``fractions``: each cell's pixel classes;
+    the nearer the fainter the dashes, or where they show clearly, the colour of the
+    cells below the sensor's limit (``fractions``: each cell's pixel classes;
     ``view_bgr``: the canonical view); an arm's cells are never proven."""
     unread = unread_plain_slots(cells, slot_print.boxes, hidden)
     if not unread:
@@ -109,15 +116,20 @@ def prove_floor_by_print(
     rules = slot_print.rules
     bare = no_tile_colour(fractions, cell_rules, slot_print.profile.bonus_kind)
     offset = floor_offset_in_shade(colour, floor)
+    at_limit = clipped(colour)
     out = list(cells)
     for slot in unread:
         if not all(bare[i] for i in slot):
             continue
         furthest = max(float(offset[i]) for i in slot)
-        if furthest > max(rules.floor_offset_max, rules.clear_floor_offset_max):
+        # The cells below the sensor's limit: a clipped one's colour proves nothing.
+        measured = max((float(offset[i]) for i in slot if not at_limit[i]), default=0.0)
+        if measured > max(rules.floor_offset_max, rules.clear_floor_offset_max):
             continue  # too far off the floor whatever the print shows
         shown = slot_print.correlation(view_bgr, slot_print.boxes[slot])
-        if _print_proves_floor(shown, furthest, rules):
+        if _print_proves_floor(shown, furthest, rules) or (
+            shown >= rules.clipped_shown_min and _print_proves_floor(shown, measured, rules)
+        ):
             for i in slot:
                 out[i] = "."
     return out
