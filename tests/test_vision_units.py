@@ -737,12 +737,12 @@ def test_a_slot_seen_empty_in_one_cell_holds_no_tile() -> None:
     # floor's colour in one cell.
     pastel: list[str | None] = [None] * CELLS
     pastel[slot[2]] = "R"
-    filled = fill_open_slots(one_floor, fractions, PROFILE, rules, pastel)
+    filled = fill_open_slots(one_floor, fractions, PROFILE, rules, lambda: pastel)
     assert [filled[i] for i in slot] == ["?"] * 4
     # With more than one floor cell, a pastel cell is a neighbour's spill, as a colour is.
     two_floors = list(cells)
     two_floors[slot[2]] = "?"
-    filled = fill_open_slots(two_floors, fractions, PROFILE, rules, pastel)
+    filled = fill_open_slots(two_floors, fractions, PROFILE, rules, lambda: pastel)
     assert [filled[i] for i in slot] == ["."] * 4
     # No cell of the slot seen empty: nothing tells the slot is open.
     unread = ["?" if i in slot else "." for i in range(CELLS)]

@@ -10,7 +10,7 @@ its cells become ``?``.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -379,7 +379,7 @@ def fill_open_slots(
     fractions: NDArray[np.float64],
     profile: BoardProfile,
     rules: CellRules,
-    pastel: Sequence[str | None] = (),
+    pastel: Callable[[], Sequence[str | None]] = lambda: (),
 ) -> list[str]:
     """Unreadable cells of a slot seen empty elsewhere, read as empty.
 
@@ -389,16 +389,19 @@ def fill_open_slots(
     neighbour's spill or a leaning piece.  With one, that colour weighs as much as the
     floor's (glare washes a tile's yellow cell to the floor's colour and leaves its green
     one green: photoreal 4201 ``occ054``), so the whole slot is left unread.  So does a
-    species the glare left in a cell's mean colour alone (``pastel``, per cell: see
-    :func:`~companion.vision.pastel.pastel_cells`): a yellow washed to the floor's
-    colour beside its tile's pale red (photoreal 5401 ``img007``).  Slots where a tile is
-    seen are left as they are.
+    species the glare left in a cell's mean colour alone (``pastel`` gives them per cell,
+    asked only when a slot needs them: see :func:`~companion.vision.pastel.pastel_cells`):
+    a yellow washed to the floor's colour beside its tile's pale red (photoreal 5401
+    ``img007``).  Slots where a tile is seen are left as they are.
     """
     out = list(cells)
     species = fractions[:, PixelClass.B : PixelClass.R + 1].sum(axis=1)
 
     def shows_a_tile(cell: int) -> bool:
-        return bool(species[cell] > rules.stray_max) or bool(pastel and pastel[cell])
+        if species[cell] > rules.stray_max:
+            return True
+        seen = pastel()
+        return bool(seen and seen[cell])
 
     for slot in profile.slots:
         chars = [out[i] for i in slot]

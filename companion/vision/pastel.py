@@ -237,7 +237,19 @@ def pastel_cells(
     """Per cell, the species its mean colour shows through glare (see
     :func:`pastel_species`), leaving out cells as white as the glare itself."""
     blank = _chroma_from(colour, floor.white()) < rules.white_offset_min
-    species = pastel_species(colour, floor.expected(colour.lightness), model, rules)
+    return _named_unless_blank(colour, floor.expected(colour.lightness), blank, model, rules)
+
+
+def _named_unless_blank(
+    colour: CellColour,
+    expected: Expected,
+    blank: NDArray[np.bool_],
+    model: ColourModel,
+    rules: PastelRules,
+) -> list[str | None]:
+    """:func:`pastel_cells` from the floor expected at each cell and the cells as white
+    as the glare (``blank``), where the caller has them already."""
+    species = pastel_species(colour, expected, model, rules)
     return [None if blank[i] else letter for i, letter in enumerate(species)]
 
 
@@ -393,7 +405,7 @@ def fill_pastel_slots(
     expected = floor.expected(colour.lightness)
     white = floor.white()
     blank = _chroma_from(colour, white) < rules.white_offset_min
-    seen = pastel_cells(colour, floor, model, rules)
+    seen = _named_unless_blank(colour, expected, blank, model, rules)
     tinted = tinted_species(colour, expected, model, rules, white)
     yellow = floor_hued(colour, expected, rules) | bent_yellow(colour, expected, model, rules)
     yellow &= ~blank

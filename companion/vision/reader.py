@@ -638,7 +638,11 @@ class BoardReader:
                 self.cell_rules,
             )
         cells = doubt_lone_clipped_floor(cells, colour, floor, self.profile.slots, hidden)
-        pastel = pastel_cells(colour, floor, self.colours, self.pastel_rules)
+
+        @functools.cache  # few frames have a slot that needs them
+        def pastel() -> list[str | None]:
+            return pastel_cells(colour, floor, self.colours, self.pastel_rules)
+
         cells = fill_open_slots(cells, fractions, self.profile, self.cell_rules, pastel)
         cells = doubt_floor_by_walls(
             cells, self.outlines, view, self.layout.px_per_mm, colour.lightness
