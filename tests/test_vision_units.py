@@ -62,6 +62,7 @@ from companion.vision.workers import (
     WorkerObservation,
     WorkerRules,
     _discs,
+    _doubt_domini_beside_the_arm,
     _size_each_piece,
     _size_from,
     _size_leaning,
@@ -1696,6 +1697,25 @@ def test_a_bare_core_half_of_no_class_and_far_more_saturated_than_the_sheet_is_p
     lab[disc] = (120, 127, 133)  # bare sheet in a darker patch keeps its saturation
     seen = read_workers(classes, lab, layout, pose, WorkerRules(), background)[5]
     assert seen.code is None and not seen.pale
+
+
+def test_a_dominus_beside_a_space_the_arm_hides_is_unread() -> None:
+    # What shows of a piece half under the arm joins its neighbour's pixels: a vilicus
+    # beside its colour's dominus passes for a dominus.  A vilicus keeps its reading, and
+    # so does a dominus no hidden space touches.
+    cores = CoreReadings(
+        ["?"] * LINES, [(0.0, 0.0)] * LINES, [False] * LINES, {}, np.zeros((LINES, 2))
+    )
+    cores.blocked[4] = cores.blocked[12] = True
+    out = [WorkerObservation(None, 0.0, (0.0, 0.0)) for _ in range(LINES)]
+    for line, code in {5: "Bd", 11: "Gv", 13: "Rd", 20: "Yd"}.items():
+        out[line] = WorkerObservation(code, 200.0, (0.0, 0.0))
+    doubted = _doubt_domini_beside_the_arm(out, cores.blocked)
+    assert [doubted[line].code for line in (5, 11, 13, 20)] == ["?", "Gv", "?", "Yd"]
+    # The last row space and the first column space meet at the corner, not in a strip.
+    out[16] = WorkerObservation("Bd", 200.0, (0.0, 0.0))
+    cores.blocked[15] = True
+    assert _doubt_domini_beside_the_arm(out, cores.blocked)[16].code == "Bd"
 
 
 @pytest.mark.parametrize("brightness", [150, 245])

@@ -332,7 +332,8 @@ def read_workers(
     still unread
     settled by predicted silhouettes, pieces sized again with their width once the unsure
     spaces beside them are settled, touching pairs of one colour checked against their
-    predicted silhouettes, a piece whose core shows the sheet's colour beside it or
+    predicted silhouettes, with an arm in view a dominus beside a space it hides
+    doubted, a piece whose core shows the sheet's colour beside it or
     whose colour is the light's doubted, a second dominus of a colour doubted, the other
     unsized pieces of a colour whose dominus is read taken as vilici, an empty core far
     more saturated than the sheet beside it doubted, the pieces doubted again as the
@@ -365,6 +366,7 @@ def read_workers(
     # A dominus the light made must not doubt the colour's real one (conditions 86018: a
     # lamp's yellow corner read as a dominus that led the real one, then named a vilicus):
     # the light's pieces are doubted first, and again once vilici are named.
+    out = _doubt_domini_beside_the_arm(out, cores.blocked)
     out = doubt_what_the_light_made(out)
     out = one_dominus_per_colour(out, rules, unsized)
     named = _with_dark_cores_named(codes, cores, lab, layout, rules)
@@ -374,6 +376,22 @@ def read_workers(
     if blocked is not None and circle_shown is not None:
         out = _doubt_empty_beside_the_arm(out, cores, layout, rules, blocked, circle_shown)
     return out
+
+
+def _doubt_domini_beside_the_arm(
+    out: list[WorkerObservation], blocked: list[bool]
+) -> list[WorkerObservation]:
+    """A piece read as a dominus beside a space the arm hides is unread: what shows of
+    that space's piece, or of the arm's shade, joins its pixels and its silhouette's
+    disagreement alike, and a vilicus so grown passes for a dominus (conditions 93055,
+    93275: a vilicus beside its colour's dominus, half under an arm).  Pixels only add
+    there, so a vilicus keeps its reading."""
+    result = list(out)
+    for line, obs in enumerate(out):
+        dominus = obs.code is not None and obs.code.endswith("d")
+        if dominus and any(blocked[j] for j in adjacent(line)):
+            result[line] = replace(obs, code="?")
+    return result
 
 
 def _doubt_empty_beside_the_arm(
