@@ -1699,6 +1699,22 @@ def test_a_bare_core_half_of_no_class_and_far_more_saturated_than_the_sheet_is_p
     assert seen.code is None and not seen.pale
 
 
+def test_a_core_mostly_of_no_class_far_more_saturated_than_the_sheet_is_never_empty() -> None:
+    # A pale yellow vilicus in a shadow (conditions 93325): a fifth of its core yellow,
+    # the rest in no class at all, so no colour is read and its silhouette alone found
+    # no piece.  Its core is three times as saturated as the sheet beside it: unread.
+    layout, pose, disc = _core_disc_of_space_5()
+    classes = np.full(disc.shape, PixelClass.NEUTRAL, np.uint8)
+    ys, xs = np.nonzero(disc)
+    classes[ys, xs] = PixelClass.UNKNOWN
+    lab = np.full((*disc.shape, 3), (99, 129, 138), np.uint8)  # the sheet in the shadow
+    background = (206.0, 0.0, 10.0)
+    lab[disc] = (103, 128, 160)  # 0.57 against the sheet's 0.18
+    assert read_workers(classes, lab, layout, pose, WorkerRules(), background)[5].code == "?"
+    lab[disc] = (103, 128, 139)  # the sheet's own colour there, its classes aside
+    assert read_workers(classes, lab, layout, pose, WorkerRules(), background)[5].code is None
+
+
 def test_a_dominus_beside_a_space_the_arm_hides_is_unread() -> None:
     # What shows of a piece half under the arm joins its neighbour's pixels: a vilicus
     # beside its colour's dominus passes for a dominus.  A vilicus keeps its reading, and

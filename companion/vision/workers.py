@@ -227,6 +227,12 @@ class WorkerRules:
     # by the passes before; conditions 74063: a pale yellow dominus in a dim, blurred frame,
     # its core 57 % the sheet's class and the rest of none, 0.44 above the sheet) ...
     empty_sheet_share_min: float = 0.3
+    # ... or whose pixels mostly show no colour, the sheet's class or none (conditions
+    # 93325: a pale yellow vilicus in a shadow, its core 71 % of no class and 8 % the
+    # sheet's, settled empty by its silhouette, 0.39 above the sheet).  Not a core a
+    # neighbour's colour fills: empty spaces a yellow or green piece leaned into, two
+    # thirds of their cores its colour, are as saturated (conditions 93142, 93334).
+    empty_colourless_share_min: float = 0.5
     # ... and only those at least this saturated need the sheet beside them measured
     # (the printed sheet's is about 0.21; the most saturated empty core seen, 0.36).
     empty_saturation_asked_min: float = 0.3
@@ -571,7 +577,7 @@ def _doubt_empty_cores_unlike_the_sheet_beside(
         for line, obs in enumerate(out)
         if obs.code is None
         and line in cores.fractions
-        and cores.fractions[line][PixelClass.NEUTRAL] >= rules.empty_sheet_share_min
+        and _sheet_like(cores.fractions[line], rules)
     ]
     if not lines:
         return result
@@ -587,6 +593,14 @@ def _doubt_empty_cores_unlike_the_sheet_beside(
         if excess >= rules.empty_saturation_excess_max:
             result[lines[k]] = replace(out[lines[k]], code="?", pale=True)
     return result
+
+
+def _sheet_like(fractions: NDArray[np.float64], rules: WorkerRules) -> bool:
+    """Whether a core's pixels (class shares) are the sheet's in part, or mostly of no
+    colour at all: a core read bare might show either."""
+    sheet = float(fractions[PixelClass.NEUTRAL])
+    colourless = sheet + float(fractions[PixelClass.UNKNOWN])
+    return sheet >= rules.empty_sheet_share_min or colourless >= rules.empty_colourless_share_min
 
 
 def _cores_and_sheets_beside(
