@@ -160,3 +160,24 @@ def test_bare_floor_the_sensor_clipped_is_proven_by_clear_dashes_alone() -> None
     assert _bench_slot(90728, (12, 4), SlotPrintRules()) == "...."
     unclear = SlotPrintRules(clipped_shown_min=0.5)  # the dashes asked as clearly as before
     assert _bench_slot(90728, (12, 4), unclear) == "????"
+
+
+def test_the_clearer_the_dashes_the_further_off_the_floor_they_prove() -> None:
+    from companion.vision.slot_print import _print_proves_floor
+
+    rules = SlotPrintRules()
+    midway = (rules.shown_min + rules.clear_shown_min) / 2
+    between = (rules.floor_offset_max + rules.clear_floor_offset_max) / 2
+    assert _print_proves_floor(midway, between - 0.1, rules)
+    assert not _print_proves_floor(midway, between + 0.1, rules)
+    assert not _print_proves_floor(midway - 0.05, between, rules)
+
+
+def test_bare_floor_in_a_warm_bright_corner_is_proven_by_fairly_clear_dashes() -> None:
+    """The clear frame of ``bench vision --conditions --seed 93201`` numbered 93372: a
+    bare slot in a warm lamp's bright corner, 7 to 9 Lab units off the floor, its cells
+    below the sensor's limit.  Its dashes show at 0.39, more than any slot holding a tile
+    did, less than the clear proof asked."""
+    assert _bench_slot(93372, (14, 14), SlotPrintRules()) == "...."
+    flat = SlotPrintRules(clear_floor_offset_max=SlotPrintRules().floor_offset_max)
+    assert _bench_slot(93372, (14, 14), flat) == "????"  # one bar below clear dashes

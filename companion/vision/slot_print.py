@@ -58,7 +58,9 @@ class SlotPrintRules:
     # Where the dashes show as no tile's detail ever did, the floor's colour may lie
     # further off: over 36,976 slots holding a tile in 1,086 stored clear frames none
     # reached 0.31 (tiles washed of all colour 0.17), while a warm lamp's glare moved bare
-    # floor whose dashes showed 0.52 to 0.86 by 9 to 11 Lab units.
+    # floor whose dashes showed 0.52 to 0.86 by 9 to 11 Lab units.  Between the two bars
+    # the offset allowed grows with the dashes' clarity: bare floor in a warm lamp's
+    # bright corner, its dashes at 0.39, lay 7 to 9 units off (conditions 93372).
     clear_shown_min: float = 0.5
     clear_floor_offset_max: float = 12.0
     # A cell the sensor clipped in a channel keeps only a bound there, and balanced, the
@@ -137,10 +139,16 @@ def prove_floor_by_print(
 
 def _print_proves_floor(shown: float, furthest: float, rules: SlotPrintRules) -> bool:
     """Whether dashes showing this well prove bare floor whose cells' colour lies up to
-    ``furthest`` Lab units off the floor's: the fainter the dashes, the nearer it must be."""
-    if shown >= rules.clear_shown_min:
-        return furthest <= rules.clear_floor_offset_max
-    return shown >= rules.shown_min and furthest <= rules.floor_offset_max
+    ``furthest`` Lab units off the floor's: the fainter the dashes, the nearer it must be,
+    from ``floor_offset_max`` where they barely show to ``clear_floor_offset_max`` where
+    they show clearly."""
+    if shown < rules.shown_min:
+        return False
+    clarity = min((shown - rules.shown_min) / (rules.clear_shown_min - rules.shown_min), 1.0)
+    allowed = rules.floor_offset_max + clarity * (
+        rules.clear_floor_offset_max - rules.floor_offset_max
+    )
+    return furthest <= allowed
 
 
 def unread_plain_slots(
