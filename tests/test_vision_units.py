@@ -63,6 +63,7 @@ from companion.vision.workers import (
     WorkerRules,
     _discs,
     _doubt_domini_beside_the_arm,
+    _doubt_pieces_a_dark_neighbour_may_cover,
     _size_each_piece,
     _size_from,
     _size_leaning,
@@ -1713,6 +1714,37 @@ def test_a_core_mostly_of_no_class_far_more_saturated_than_the_sheet_is_never_em
     assert read_workers(classes, lab, layout, pose, WorkerRules(), background)[5].code == "?"
     lab[disc] = (103, 128, 139)  # the sheet's own colour there, its classes aside
     assert read_workers(classes, lab, layout, pose, WorkerRules(), background)[5].code is None
+
+
+def test_a_piece_a_dark_unread_neighbour_would_lean_over_is_unread() -> None:
+    # Pieces lean towards higher rows here (0.3 mm per mm of height): a dominus too dark
+    # to read on space 4 would cover the core of 5, whose colour may be its top.  It
+    # leans away from 3; the piece on 7 has no unread neighbour, and nothing cascades
+    # from a piece only now unread.  An unread core showing no darkness (12) is no
+    # shaded piece.
+    lean = (0.0, 0.3)
+    dark = np.zeros(len(PixelClass))
+    dark[PixelClass.DARK] = 1.0
+    glare = np.zeros(len(PixelClass))
+    glare[PixelClass.UNKNOWN] = 1.0
+    cores = CoreReadings(
+        ["?"] * LINES,
+        [lean] * LINES,
+        [False] * LINES,
+        {4: dark, 9: dark, 12: glare},
+        np.zeros((LINES, 2)),
+    )
+    out = [WorkerObservation(None, 0.0, lean) for _ in range(LINES)]
+    codes = {3: "Bv", 4: "?", 5: "Rv", 6: "Gv", 7: "Yd", 9: "?", 10: "Bd", 12: "?", 13: "Gv"}
+    for line, code in codes.items():
+        out[line] = WorkerObservation(code, 200.0, lean)
+    doubted = _doubt_pieces_a_dark_neighbour_may_cover(out, cores, GEOMETRY, WorkerRules())
+    read = [doubted[line].code for line in range(3, 14)]
+    assert read == ["Bv", "?", "?", "Gv", "Yd", None, "?", "?", None, "?", "Gv"]
+    upright = [replace(obs, lean=(0.0, 0.0)) for obs in out]
+    assert (
+        _doubt_pieces_a_dark_neighbour_may_cover(upright, cores, GEOMETRY, WorkerRules()) == upright
+    )
 
 
 def test_a_dominus_beside_a_space_the_arm_hides_is_unread() -> None:
