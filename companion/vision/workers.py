@@ -401,13 +401,19 @@ def _doubt_pieces_a_dark_neighbour_may_cover(
             continue
         if any(
             out[j].code == "?"
-            and j in cores.fractions
-            and cores.fractions[j][PixelClass.DARK] > rules.bare_dark_max
+            and _dark_at_base(cores, j, rules)
             and _leans_over_core(out[j].lean, j, line, geometry, rules)
             for j in adjacent(line)
         ):
             result[line] = replace(obs, code="?")
     return result
+
+
+def _dark_at_base(cores: CoreReadings, line: int, rules: WorkerRules) -> bool:
+    """Whether the core of ``line``, read (not under the arm), shows pixels too dark for
+    colour: darkness at a space's base is a piece's shaded faces, not bare sheet."""
+    shares = cores.fractions.get(line)
+    return shares is not None and bool(shares[PixelClass.DARK] > rules.bare_dark_max)
 
 
 def _doubt_domini_beside_the_arm(
@@ -1178,9 +1184,7 @@ def _settle_unreadable(
         shown = current[line]  # the colour its core showed, if any
         favoured = _size_leaning(settled[line], shown, _stands_alone(current, line), rules)
         answer = decide(ranked, layout.px_per_mm, rules.silhouettes, favoured)
-        shares = cores.fractions.get(line)
-        dark = shares is not None and shares[PixelClass.DARK] > rules.bare_dark_max
-        if answer is False or (answer is None and dark):
+        if answer is False or (answer is None and _dark_at_base(cores, line, rules)):
             continue
         settled[line] = replace(settled[line], code=answer)
         current[line] = answer
