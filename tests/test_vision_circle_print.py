@@ -52,6 +52,8 @@ def test_the_circle_shows_round_an_empty_space_and_not_under_a_piece() -> None:
 
 
 def test_an_unread_space_showing_its_circle_and_no_colour_is_empty() -> None:
+    """A colourless core too dark for colour (a piece's shaded faces, or a deep shadow)
+    needs its circle to show well; one mostly pale (the sheet in an odd light) less so."""
     rules = WorkerRules()
     bare = np.zeros(len(PixelClass))
     bare[PixelClass.UNKNOWN] = 1.0  # a lamp's tint: no class for the sheet
@@ -60,14 +62,29 @@ def test_an_unread_space_showing_its_circle_and_no_colour_is_empty() -> None:
     dark = np.zeros(len(PixelClass))
     dark[PixelClass.DARK] = 0.9  # a deep shadow, or a piece's shaded faces
     dark[PixelClass.NEUTRAL] = 0.1
-    fractions = {0: bare, 1: bare, 2: coloured, 3: dark, 4: dark}
+    fractions = {0: bare, 1: bare, 2: coloured, 3: dark, 4: dark, 5: bare}
     cores = CoreReadings(
         ["?"] * LINES, [(0.0, 0.0)] * LINES, [False] * LINES, fractions, np.zeros((LINES, 2))
     )
     out = [WorkerObservation("?", 0.0, (0.0, 0.0)) for _ in range(LINES)]
-    shown = {0: 0.8, 1: 0.3, 2: 0.8, 3: 0.8, 4: 0.3}
+    between = (rules.pale_core_circle_min + rules.circle_shown_min) / 2
+    below_both = rules.pale_core_circle_min - 0.05
+    shown = {0: 0.8, 1: below_both, 2: 0.8, 3: 0.8, 4: between, 5: between}
     settled = _empty_where_the_circle_shows(out, cores, rules, lambda line: shown.get(line, 0.0))
-    assert [obs.code for obs in settled[:5]] == [None, "?", "?", None, "?"]
+    assert [obs.code for obs in settled[:6]] == [None, "?", "?", None, "?", None]
+
+
+def test_empty_spaces_in_a_hard_shadow_over_a_strip_are_read_empty() -> None:
+    """The clear frame of ``bench vision --conditions --seed 96001`` numbered 96004: a hard
+    shadow over the top strip leaves its empty spaces' cores pale but of no class, their
+    circles at 0.38 to 0.49; the red vilicus among them, its core dark, is read with the
+    shadow lifted."""
+    frame = generated_frame(PROFILE, 96004, False, True)
+    truth = frame.truth.workers[16:24]
+    assert truth == (None, None, None, None, "Rv", None, None, None)
+    state = BoardReader(PROFILE).read(frame.image).state
+    assert state is not None
+    assert state.workers[16:24] == truth
 
 
 def test_empty_spaces_in_a_persons_deep_shadow_are_read_empty() -> None:

@@ -327,7 +327,8 @@ class BoardReader:
         Only spaces left unread: a lift follows the sheet's light only roughly, and the
         pieces it lifts are sized less surely than those the frame's own light shows.
         Only pieces: a lift proves no space empty, as a piece's darkest faces lifted pass
-        for the sheet.  Only a piece with both spaces beside it read.  A piece crowded
+        for the sheet.  Only a piece with both spaces beside it read, in the
+        frame's light or the lifted one.  A piece crowded
         by its neighbours is taken too: over 90 rendered strips under a broad shadow the
         lift sized 16 more such pieces, and none wrong.  A pale piece (its core read bare,
         see :attr:`WorkerObservation.pale`) is taken only as a dominus: the parts of it the
@@ -362,7 +363,10 @@ class BoardReader:
         taken: set[int] = set()
         for line in centres:
             seen = again[line]
-            resolved = all(again[j].code != "?" for j in adjacent(line))
+            # A neighbour counts as read in the frame's own light or in the lifted one: the
+            # lift, laid round the unread spaces only, may leave a neighbour the frame
+            # itself read (its circle showing, say) unread (conditions 96004).
+            resolved = all(again[j].code != "?" or workers[j].code != "?" for j in adjacent(line))
             # A pale piece's pixels undercount it, lifted or not: only a dominus is sure.
             undercounted = workers[line].pale and not str(seen.code).endswith("d")
             if seen.code is not None and resolved and not undercounted:

@@ -252,6 +252,15 @@ class WorkerRules:
     # and 1,140 clear photoreal frames measured 0.25 at most, empty spaces in a person's
     # deep shadow 0.52 to 0.65.
     circle_shown_min: float = 0.5
+    # ... or this well where no more than this share of the core is too dark for colour:
+    # a colourless core mostly pale (of no class, or the sheet's) is the sheet in a
+    # shadow or an odd light, while every piece seen to leave its core without colour
+    # left it dark (the 43 such pieces of 780 conditions frames, an 0.82 share at least,
+    # their circles at 0.25 at most) or glare washed (its circle at 0.17).  Empty spaces
+    # in a hard shadow over a strip, their cores 0.2 to 0.55 dark, showed their circles
+    # at 0.38 to 0.49 (conditions 96004).
+    pale_core_dark_max: float = 0.6
+    pale_core_circle_min: float = 0.3
     # With an arm in view, a space read empty this near its region (mm from the core's
     # centre) stays unread unless its printed circle shows this well: beside the arm's
     # lit flank or in its shade a piece can lose its colour to the sheet's class or to
@@ -526,11 +535,14 @@ def _empty_where_the_circle_shows(
     circle shows all round: a standing piece hides part of it under its base (see
     :mod:`companion.vision.circle_print`).  So even where the core is too dark for
     colour, as a piece's shaded faces are and as a person's deep shadow leaves the bare
-    sheet (conditions 86257: four empty spaces so, their circles at 0.52 to 0.65).  With
-    no arm in view."""
+    sheet (conditions 86257: four empty spaces so, their circles at 0.52 to 0.65).  A
+    core mostly pale rather than dark is the sheet's, not a piece's faces, and is asked
+    less of its circle (``WorkerRules.pale_core_circle_min``).  With no arm in view."""
     result = list(out)
     for line in _unread_showing_no_colour(out, cores, rules):
-        if circle_shown(line) >= rules.circle_shown_min:
+        pale = cores.fractions[line][PixelClass.DARK] <= rules.pale_core_dark_max
+        bar = rules.pale_core_circle_min if pale else rules.circle_shown_min
+        if circle_shown(line) >= bar:
             result[line] = replace(out[line], code=None)
     return result
 
