@@ -3,6 +3,8 @@ glare adds to every channel alike and the sensor clips at its limit."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import pytest
@@ -14,6 +16,7 @@ from companion.vision.colour import hex_to_bgr
 from companion.vision.exemplars import (
     ExemplarRules,
     LinearCells,
+    exemplar_species,
     fill_by_exemplars,
     lamp_colour,
     misfit,
@@ -286,3 +289,30 @@ def test_the_fits_of_many_exemplars_at_once_are_each_ones_own() -> None:
         else:
             assert batch[k] == pytest.approx(one, abs=1e-9)
     assert np.isnan(batch[3]) and not np.isnan(batch[0])
+
+
+def test_one_channel_names_no_ink_that_no_exemplar_in_reach_could_rival() -> None:
+    # A cell clipped in green and red keeps blue alone below the limit (photoreal 5651
+    # img011: a washed yellow).  A green exemplar beside it, pale enough to reach the limit
+    # under the glare that fits blue, fits it; a red one does not.  With no yellow or
+    # blue exemplar in reach, blue alone does not rule those inks out: unread.
+    one = replace(RULES, free_channels_min=1)
+    cell, green, red, yellow, blue = (3 * GRID + k for k in range(3, 8))
+    light = np.zeros((256, 3))
+    clipped = np.zeros((256, 3), dtype=bool)
+    light[cell], clipped[cell] = [0.45, 1.0, 1.0], [False, True, True]
+    light[green] = [0.30, 0.80, 0.75]
+    light[red] = [0.05, 0.10, 0.55]
+    chars = ["?"] * 256
+    chars[green], chars[red] = "G", "R"
+    cells = LinearCells(light, clipped.astype(float))
+    even = np.ones(256)
+
+    def named(exemplars: list[int]) -> str | None:
+        return exemplar_species(cell, cells, clipped, chars, exemplars, even, one)
+
+    assert named([green, red]) is None
+    # With a yellow and a blue in reach that fit clearly worse, the green stands.
+    light[yellow], chars[yellow] = [0.02, 0.30, 0.80], "Y"
+    light[blue], chars[blue] = [0.40, 0.10, 0.03], "B"
+    assert named([green, red, yellow, blue]) == "G"

@@ -101,6 +101,13 @@ class ExemplarRules:
     # clipped for their means in 216 photoreal and 480 conditions frames, 945 were named
     # and none wrong; of 290 such bare floor cells, none was named.
     low_free_channels_min: int = 1
+    # With fewer channels than this below the limit, a cell is named only where every
+    # species had an exemplar in reach: one channel does not rule out an ink no exemplar
+    # showed (photoreal 5651 img011: a yellow clipped in red and green, no yellow tile in
+    # reach, named green).  Of the 36 cells the low fit named in 246 stored photoreal
+    # frames, one other lay so, right, in the same frame; the two and a cell the
+    # pastel pass then read are unread, and no other reading of those frames changes.
+    every_species_below_free: int = 2
 
 
 @dataclass(frozen=True)
@@ -285,6 +292,9 @@ def exemplar_species(
         best.pop(FLOOR, None)  # a tile covers the slot: no cell of it is bare floor
     if not best:
         return None
+    free = int((~clipped[index]).sum())
+    if free < rules.every_species_below_free and not set(SPECIES_ORDER) <= best.keys():
+        return None  # an ink no exemplar in reach showed may fit as well
     ranked = sorted(best.items(), key=lambda item: item[1])
     kind, fit = ranked[0]
     runner = ranked[1][1] if len(ranked) > 1 else np.inf
