@@ -46,7 +46,7 @@ from companion.vision.illumination import (
     sheet_strips,
 )
 from companion.vision.localize import CameraPose, estimate_pose
-from companion.vision.occlusion import hand_mask, within_reach
+from companion.vision.occlusion import SKIN_ALONE_MM2, hand_mask, within_reach
 from companion.vision.reader import (
     SKIN_SATURATION_MAX,
     BoardReader,
@@ -1104,13 +1104,36 @@ def _arm_lit_only_over_the_grid(
 
 def test_skin_over_the_grid_is_an_arm_only_when_a_broad_way_leads_out() -> None:
     # Joined to the view's edge by the arm's own breadth it is an arm; joined only by a
-    # wall's thin line of no known colour it is a pale tile.
+    # wall's thin line of no known colour, skin no larger than a few tiles is pale tiles.
     layout = CanonicalLayout(PROFILE)
     classes, skin, lab = _arm_lit_only_over_the_grid(layout)
     mask = hand_mask(classes, skin, skin, layout, lab)
     assert mask is not None and mask[325, 400]
     classes[300:350, 0:200] = PixelClass.NEUTRAL
     classes[322:326, 0:200] = PixelClass.UNKNOWN  # a thin line where the arm was
+    skin[300:350, 300:420] = False  # 40 by 80 mm left: two slots' worth
+    classes[300:350, 300:420] = PixelClass.NEUTRAL
+    assert hand_mask(classes, skin, skin, layout, lab) is None
+
+
+def test_skin_far_larger_than_any_tile_is_an_arm_with_no_way_out() -> None:
+    # An arm crossing the sheet's edge in a shadow may leave no broad colour there at all
+    # (conditions 97020): lit skin over the grid far larger than tiles show is an arm
+    # all the same.
+    layout = CanonicalLayout(PROFILE)
+    classes, skin, lab = _arm_lit_only_over_the_grid(layout)
+    classes[300:350, 0:200] = PixelClass.NEUTRAL
+    s = layout.px_per_mm
+    side = round(math.sqrt(SKIN_ALONE_MM2) * s * 1.2)
+    skin[:] = False
+    skin[200 : 200 + side, 200 : 200 + side] = True
+    classes[200 : 200 + side, 200 : 200 + side] = PixelClass.R
+    mask = hand_mask(classes, skin, skin, layout, lab)
+    assert mask is not None and mask[200 + side // 2, 200 + side // 2]
+    small = round(math.sqrt(SKIN_ALONE_MM2) * s * 0.8)
+    skin[200 + small :, :] = False
+    skin[:, 200 + small :] = False
+    classes[skin == 0] = PixelClass.NEUTRAL
     assert hand_mask(classes, skin, skin, layout, lab) is None
 
 
@@ -1144,6 +1167,17 @@ def test_broad_skin_joined_to_a_hard_shadow_is_still_an_arm() -> None:
     classes[300:350, 250:420] = PixelClass.R
     mask = hand_mask(classes, skin, skin, layout, lab)
     assert mask is not None and mask[325, 400]
+
+
+def test_an_arm_crossing_the_sheets_edge_in_a_lamp_arms_shadow_is_found() -> None:
+    """The frame with a hand of ``bench vision --conditions --seed 97001`` numbered 97020:
+    a skin-coloured arm whose shaded part crosses the sheet's edge in a lamp arm's
+    shadow.  The reading is flagged covered, and no piece under it is read as empty."""
+    frame = generated_frame(PROFILE, 97020, True, True)
+    reading = BoardReader(PROFILE).read(frame.image)
+    assert reading.occluded and reading.state is not None
+    assert frame.truth.workers[29] == "Yv"
+    assert reading.state.workers[29] in ("Yv", "?")
 
 
 def test_reach_around_the_arm_is_measured_in_millimetres() -> None:

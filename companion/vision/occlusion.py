@@ -49,6 +49,13 @@ LIT_SKIN_REACH_MM = 60.0
 # A broad stretch on the sheet is an arm's only when this share of it is lit skin (the
 # rest: holes of no known colour that glare and shading leave in skin).
 SKIN_SHARE_MIN = 0.3
+# Lit skin this broad and this large (mm² of skin pixels in one such stretch) is an arm
+# wherever it lies, joined to the view's edge or not: an arm crossing the sheet's edge in
+# a shadow may leave its way out no broad colour at all (conditions 97020: 16,000 mm²
+# over the grid).  In the clear frames of 246 stored photoreal and 390 conditions frames
+# the largest such stretch held 1,130 mm² of skin (54 in conditions); over arms, up to
+# 65,000 mm².
+SKIN_ALONE_MM2 = 5000.0
 # An arm that shows no skin anywhere (a dark skin in its own shade, a sleeve) is still a
 # broad body of no sheet colour reaching in across the sheet's edge, and going on past
 # it: this much of it (mm²) on the sheet at least, a forearm's length over its width,
@@ -348,7 +355,8 @@ def _skin_reaching_in(
 
     Glare and the arm's own shading leave holes of no known colour in its skin: they
     count towards its breadth, but a good share of a stretch must be skin, or skin alone
-    must be as broad as a hand somewhere in it."""
+    must be as broad as a hand somewhere in it.  A stretch with far more skin than any
+    tile shows (``SKIN_ALONE_MM2``) is an arm's without a way out."""
     width = _hand_width_px(px_per_mm)
     candidate = skin | (classes == PixelClass.UNKNOWN)
     broad = _u8(cv2.morphologyEx(candidate.astype(np.uint8), cv2.MORPH_OPEN, _disc(width)))
@@ -377,7 +385,8 @@ def _skin_reaching_in(
     n2, joined = cv2.connectedComponents(foreign, connectivity=8)
     rim = np.ones(skin.shape, dtype=bool)
     rim[1:-1, 1:-1] = False
-    return stretches & _parts_touching(np.asarray(joined, np.int32), n2, rim)
+    vast = skinned & (skin_px >= SKIN_ALONE_MM2 * px_per_mm * px_per_mm)
+    return stretches & (_parts_touching(np.asarray(joined, np.int32), n2, rim) | vast[parts])
 
 
 def _skinless_body(
