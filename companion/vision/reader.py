@@ -327,12 +327,12 @@ class BoardReader:
         Only spaces left unread: a lift follows the sheet's light only roughly, and the
         pieces it lifts are sized less surely than those the frame's own light shows.
         Only pieces: a lift proves no space empty, as a piece's darkest faces lifted pass
-        for the sheet.  Only a piece with both spaces beside it read, in the
-        frame's light or the lifted one.  A piece crowded
-        by its neighbours is taken too: over 90 rendered strips under a broad shadow the
-        lift sized 16 more such pieces, and none wrong.  A pale piece (its core read bare,
-        see :attr:`WorkerObservation.pale`) is taken only as a dominus: the parts of it the
-        classes still take for the sheet leave any piece looking smaller.
+        for the sheet.  Only a piece with both spaces beside it read, in the frame's light
+        or the lifted one.  A piece crowded by its neighbours is taken too: over 90
+        rendered strips under a broad shadow the lift sized 16 more such pieces, and none
+        wrong.  A pale piece (its core read bare, see :attr:`WorkerObservation.pale`) is
+        taken only as a dominus: the parts of it the classes still take for the sheet
+        leave any piece looking smaller.
         """
         s = self.layout.px_per_mm
         centres = {
