@@ -568,7 +568,7 @@ def _unread_showing_no_piece(
     return [
         line
         for line in _unread_showing_no_colour(out, cores, rules)
-        if cores.fractions[line][PixelClass.DARK] <= rules.bare_dark_max
+        if not _dark_at_base(cores, line, rules)
     ]
 
 
