@@ -1,4 +1,5 @@
-"""Glare-washed floor is proven empty by its slot's outline; a washed tile never is."""
+"""Floor whose colour the light bent is proven empty by its slot's outline; a washed tile
+never is."""
 
 from __future__ import annotations
 
@@ -170,6 +171,39 @@ def test_floor_clipped_in_one_channel_only_is_proven_by_a_quiet_outline() -> Non
     )
     assert [cells[i] for i in FAR] == ["."] * 4
     assert [cells[i] for i in LEFT] == ["?"] * 4  # the washed tile's edge still shows
+
+
+def test_unclipped_colourless_floor_in_fair_light_is_proven_by_a_quiet_outline() -> None:
+    # A shadow's edge across a bare slot, or a tinted lamp, blurs its printed dashes
+    # below the print proof's bar (conditions 97002, 93147); cells showing no tile's
+    # colour, near the floor's in a fair light, are bare if no tile's edge shows.  In a
+    # deep shadow a tile's ink and edge both fade: there the outline proves nothing, nor
+    # for cells showing a tile's colour, nor for cells off the floor's chroma.
+    colour, floor = _glare(washed=False)
+    everywhere = np.ones(GRID * GRID, dtype=bool)
+
+    def prove(shown: CellColour, colourless: NDArray[np.bool_]) -> str:
+        return "".join(
+            prove_floor_by_outline(
+                ["?"] * (GRID * GRID),
+                shown,
+                floor,
+                OUTLINES,
+                _frame([LEFT]),
+                HOMOGRAPHY,
+                colourless=colourless,
+            )
+        )
+
+    fair = replace(colour, lightness=np.full(GRID * GRID, 150.0))
+    cells = prove(fair, everywhere)
+    assert [cells[i] for i in FAR] == ["."] * 4
+    assert [cells[i] for i in LEFT] == ["?"] * 4  # the tile's edge shows
+    assert set(prove(fair, ~everywhere)) == {"?"}
+    dark = replace(colour, lightness=np.full(GRID * GRID, 60.0))
+    assert set(prove(dark, everywhere)) == {"?"}
+    tinted = replace(fair, b=fair.b + 10.0)
+    assert set(prove(tinted, everywhere)) == {"?"}
 
 
 def test_cells_under_an_arm_are_never_proven() -> None:

@@ -40,6 +40,18 @@ QUIET_SIDES_MIN = 2
 # the colour proof's 4 left photoreal glare slots unread), and of 4,058 bare cells clipped
 # in any, 95 % within 8; clipped tiles come as near as 0.4 either way.
 CLIPPED_FLOOR_OFFSET_MAX = 8.0
+# Unclipped, a cell showing no tile's colour counts as the floor's up to this far (Lab
+# units) from the floor expected in its light, where the outline is the proof: as far as
+# the print proof allows, for a lamp's tinted corner moves bare floor up to 7 off.
+SHOWN_FLOOR_OFFSET_MAX = 8.0
+# ... and only where it is lit at least this much (8-bit L): a tile's edge darkens with
+# the light, and a tile deep in a shadow loses its ink's chroma (conditions: 2x2 tiles
+# under a hard shadow read no colour at L 35 to 42).  Tiles glare washed to the floor's
+# colour at L 205 to 250 showed edges of 24 and more, so at L 100 a tile's edge would
+# still reach the outline's bar; bare slots crossed by a shadow's edge or lit by a tinted
+# lamp, whose dashes the light blurred below the print proof's bar, lay at L 104 to 233
+# with edges of 6 at most (conditions 97002, 94344, 93147).
+SHOWN_FLOOR_LIGHTNESS_MIN = 100.0
 # Cells of one slot read bare, the darkest under this share of the brightest's lightness
 # (8-bit L), lie partly in a shadow.  The glare-washed tiles read bare that their walls'
 # edge caught (photoreal, as rendered and developed half a stop darker) spanned 0.93 to
@@ -265,19 +277,26 @@ def prove_floor_by_outline(
     frame_bgr: NDArray[np.uint8],
     homography: NDArray[np.float64],
     hidden: frozenset[int] = frozenset(),
+    colourless: NDArray[np.bool_] | None = None,
 ) -> list[str]:
-    """Slots left unread only because glare clipped the floor's chroma become empty when
-    their outline shows no tile's edge; an arm's cells are never proven."""
-    clipped_floor: NDArray[np.bool_] | None = None  # measured once a slot asks for it
+    """Slots left unread whose cells show the floor's colour but for what the light did
+    to it become empty when their outline shows no tile's edge; an arm's cells are never
+    proven.
+
+    The light may have clipped the floor's chroma (glare), or, where ``colourless`` marks
+    the cells showing no tile's colour, left it near the floor's in a fair light while
+    the printed dashes blurred (a shadow's edge across the slot, a tinted lamp): conditions
+    97002 and 93147 left such bare slots unread, their dashes correlating 0.17 and 0.19.
+    """
+    floor_like: NDArray[np.bool_] | None = None  # measured once a slot asks for it
     out = list(cells)
     for slot in outlines.profile.slots:
         chars = [out[i] for i in slot]
         if "?" not in chars or any(c not in ".?" for c in chars):
             continue
-        if clipped_floor is None:
-            near_floor = floor_offset_in_shade(colour, floor) <= CLIPPED_FLOOR_OFFSET_MAX
-            clipped_floor = near_floor & clipped(colour)
-        if any(i in hidden or (out[i] == "?" and not clipped_floor[i]) for i in slot):
+        if floor_like is None:
+            floor_like = _floor_but_for_the_light(colour, floor, colourless)
+        if any(i in hidden or (out[i] == "?" and not floor_like[i]) for i in slot):
             continue
         sides = _sides_not_beside_a_tile(out, outlines.beside[slot])
         if len(sides) < QUIET_SIDES_MIN:
@@ -286,6 +305,20 @@ def prove_floor_by_outline(
             for i in slot:
                 out[i] = "."
     return out
+
+
+def _floor_but_for_the_light(
+    colour: CellColour, floor: FloorModel, colourless: NDArray[np.bool_] | None
+) -> NDArray[np.bool_]:
+    """Per cell, whether its colour is the floor's but for the light: clipped and near
+    it, or (among the ``colourless`` cells) unclipped, near it and fairly lit."""
+    offset = floor_offset_in_shade(colour, floor)
+    at_limit = clipped(colour)
+    like = (offset <= CLIPPED_FLOOR_OFFSET_MAX) & at_limit
+    if colourless is not None:
+        lit = np.asarray(colour.lightness) >= SHOWN_FLOOR_LIGHTNESS_MIN
+        like |= colourless & ~at_limit & lit & (offset <= SHOWN_FLOOR_OFFSET_MAX)
+    return np.asarray(like)
 
 
 def _sides_not_beside_a_tile(

@@ -92,7 +92,12 @@ from companion.vision.pixels import every_nth, pixel_coords
 from companion.vision.shade import ShadeRules, lift_shadows
 from companion.vision.shaded_floor import ShadedFloorRules, prove_shaded_floor_by_hue
 from companion.vision.shadows import PrintUnderShadow, ShadowRules
-from companion.vision.slot_print import SlotPrint, SlotPrintRules, prove_floor_by_print
+from companion.vision.slot_print import (
+    SlotPrint,
+    SlotPrintRules,
+    no_tile_colour,
+    prove_floor_by_print,
+)
 from companion.vision.surround import SheetSurround
 from companion.vision.walls import CellWalls, WallRules
 from companion.vision.workers import (
@@ -613,8 +618,9 @@ class BoardReader:
         cells = admit_floor_like_its_neighbours(
             cells, colour, self.profile.slots, species, self.cell_rules.stray_max, hidden
         )
+        colourless = no_tile_colour(fractions, self.cell_rules, self.profile.bonus_kind)
         cells = prove_floor_by_outline(
-            cells, colour, floor, self.outlines, frame_bgr, loc.homography, hidden
+            cells, colour, floor, self.outlines, frame_bgr, loc.homography, hidden, colourless
         )
         cells = prove_floor_by_print(
             cells, fractions, colour, floor, self.cell_rules, self.slot_print, view, hidden
