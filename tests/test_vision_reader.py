@@ -541,6 +541,18 @@ def test_a_pale_piece_lifted_out_of_a_shadow_is_never_sized_a_vilicus() -> None:
     assert reading.state.workers[8] == "?"
 
 
+def test_a_dominus_doubted_for_a_piece_in_a_shadow_is_read_once_the_shadow_is_lifted() -> None:
+    """The clear frame of ``bench vision --conditions --seed 97001`` numbered 97052: a blue
+    vilicus touching another in a hard shadow over the row spaces measures as a dominus,
+    and the blue dominus on a column space, in the light, is doubted with it.  Lifted,
+    the shadow shows a vilicus, and the dominus keeps its reading."""
+    photo = generated_photo(PROFILE, 97052, False, True)
+    assert (photo.state.workers[1], photo.state.workers[30]) == ("Bv", "Bd")
+    reading = BoardReader(PROFILE).read(photo.image)
+    assert reading.state is not None, reading.error
+    assert (reading.state.workers[1], reading.state.workers[30]) == ("Bv", "Bd")
+
+
 def test_a_steep_view_of_the_board_is_no_mirrored_one() -> None:
     """The sheet's corners as a camera tilted 35° sees them (photoreal 4251 ``img044``):
     the fit's linear part alone has a negative determinant, yet the map keeps the sheet's

@@ -327,7 +327,11 @@ class BoardReader:
         shadow: NDArray[np.bool_] | None,
     ) -> list[WorkerObservation]:
         """``workers``, where a space left unread in a hard shadow over its strip is read
-        again with the shadow lifted (see :mod:`companion.vision.shade`).
+        again with the shadow lifted (see :mod:`companion.vision.shade`), and with it any
+        other space left unread, out of the shadow, whose piece was doubted or left
+        unsized for the sake of the pieces the shadow hid: once they are read, the same
+        passes settle it in the frame's own light (conditions 97052: a blue vilicus in a
+        shadow, read as a dominus, had the blue dominus outside it doubted).
 
         Only spaces left unread: a lift follows the sheet's light only roughly, and the
         pieces it lifts are sized less surely than those the frame's own light shows.
@@ -354,9 +358,8 @@ class BoardReader:
         if lifted is None:
             return workers
         lab, changed = lifted
-        centres = {line: c for line, c in centres.items() if changed[c[1], c[0]]}
-        if not centres:  # the lift left every unread space's core as it was
-            return workers
+        if not any(changed[c[1], c[0]] for c in centres.values()):
+            return workers  # the lift left every unread space's core as it was
         ys, xs = np.nonzero(changed)
         classes = classes.copy()
         relit, _, _ = classify(np.ascontiguousarray(lab[ys, xs][:, None, :]), self._table)
