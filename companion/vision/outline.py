@@ -44,13 +44,12 @@ CLIPPED_FLOOR_OFFSET_MAX = 8.0
 # units) from the floor expected in its light, where the outline is the proof: as far as
 # the print proof allows, for a lamp's tinted corner moves bare floor up to 7 off.
 SHOWN_FLOOR_OFFSET_MAX = 8.0
-# ... and only where it is lit at least this much (8-bit L): a tile's edge darkens with
-# the light, and a tile deep in a shadow loses its ink's chroma (conditions: 2x2 tiles
-# under a hard shadow read no colour at L 35 to 42).  Tiles glare washed to the floor's
-# colour at L 205 to 250 showed edges of 24 and more, so at L 100 a tile's edge would
-# still reach the outline's bar; bare slots crossed by a shadow's edge or lit by a tinted
-# lamp, whose dashes the light blurred below the print proof's bar, lay at L 104 to 233
-# with edges of 6 at most (conditions 97002, 94344, 93147).
+# ... and only where it is lit at least this much (8-bit L): in a deep shadow a tile
+# loses its ink's chroma and its edge fades with the light (conditions 93124 and 96088:
+# tiles under a hard shadow showing no colour at L 15 to 27, one of them within 8.5 Lab
+# units of the floor in its light, its edges at 6).  The bare slots crossed by a
+# shadow's edge or lit by a tinted lamp that left their dashes under the print proof's
+# bar lay at L 122 to 231, their edges at 4 at most (conditions 97002, 94344, 93147).
 SHOWN_FLOOR_LIGHTNESS_MIN = 100.0
 # Cells of one slot read bare, the darkest under this share of the brightest's lightness
 # (8-bit L), lie partly in a shadow.  The glare-washed tiles read bare that their walls'
