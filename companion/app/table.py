@@ -230,6 +230,10 @@ def serve(
     starts a new game even if the log holds one in play, ``intro`` is printed once it is up.
     With ``players`` (a demo's) it runs until their game is over, then says how it ended
     and keeps the dashboard up ``hold_s`` longer."""
+    # Asked to stop from the moment it starts: a SIGTERM that came after the dashboard's
+    # address was printed but before the handler was in place ended the process unclean.
+    done = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: done.set())
     web = WebConfig.from_env(token_file=config.token_file)
     table = Table.open(config, web=web, fresh=fresh).start()
     dashboard = f"{(web.public_url or table.server.url).rstrip('/')}/"
@@ -242,8 +246,6 @@ def serve(
         print(f"resuming game {session.match.game}", flush=True)
     if intro:
         print(intro, flush=True)
-    done = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: done.set())
     try:
         if players is not None:
             return _play(table, players, done, hold_s, stopped)
