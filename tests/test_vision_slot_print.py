@@ -10,6 +10,7 @@ from vision_helpers import confident_wrong_cells, quadrant_shadow
 
 from companion.boards import load_profile
 from companion.games.garum.state import BoardState
+from companion.vision import reader as reader_module
 from companion.vision.artwork import BoardTexture
 from companion.vision.bench import generated_frame
 from companion.vision.canonical import CanonicalLayout
@@ -135,19 +136,33 @@ def _bench_slot(seed: int, first: tuple[int, int], rules: SlotPrintRules) -> str
     return "".join(reading.state.cells[i] for i in slot)
 
 
-def test_bare_floor_in_a_second_lamps_corner_is_proven_by_blurred_dashes() -> None:
+def _without_the_outline_proof(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Leaves the reader's outline proof out, so that the print proof is judged alone:
+    a quiet outline proves a bare slot showing no tile's colour in a fair light too."""
+    monkeypatch.setattr(reader_module, "prove_floor_by_outline", lambda cells, *_a, **_k: cells)
+
+
+def test_bare_floor_in_a_second_lamps_corner_is_proven_by_blurred_dashes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The clear frame of ``bench vision --conditions --seed 89001`` numbered 89181: a
     cool lamp on one side, a warm one on the other, and the far corner's bare slot lies
     5 to 6 Lab units off the floor fitted to the board and 4 off the bare cells around
     it.  Its dashes show at 0.32: no tile showing no colour of its own shows them so."""
     assert _bench_slot(89181, (0, 14), SlotPrintRules()) == "...."
+    _without_the_outline_proof(monkeypatch)
+    assert _bench_slot(89181, (0, 14), SlotPrintRules()) == "...."
     assert _bench_slot(89181, (0, 14), SlotPrintRules(shown_min=0.4)) == "????"  # as before
 
 
-def test_bare_floor_under_a_hard_shadows_blur_is_proven_by_its_faint_dashes() -> None:
+def test_bare_floor_under_a_hard_shadows_blur_is_proven_by_its_faint_dashes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The clear frame of ``bench vision --conditions --seed 78101`` numbered 78167: a
     bare slot whose dashes the light blurs to 0.25, under the bar asked before, and
     still well above the 0.16 at most of any tile showing no colour of its own."""
+    assert _bench_slot(78167, (6, 4), SlotPrintRules()) == "...."
+    _without_the_outline_proof(monkeypatch)
     assert _bench_slot(78167, (6, 4), SlotPrintRules()) == "...."
     assert _bench_slot(78167, (6, 4), SlotPrintRules(shown_min=0.25)) == "????"  # as before
 
