@@ -10,6 +10,10 @@ floor's chroma but for the clipping, and whose outline has no dark line on any s
 empty.  A slot beside a tile read for sure shows that tile's edge on the side they share,
 whatever it holds: that side is left out, and the proof asks for quiet on every other
 side (a tile in the slot would show its own edge on each of them).
+
+The same proof serves floor that shows no tile's colour in a fair light but whose
+printed dashes the light blurred (a shadow's edge across the slot, a tinted lamp): a
+tile there would keep its ink, or, in too deep a shadow for that, lose its edge too.
 """
 
 from __future__ import annotations
