@@ -626,7 +626,7 @@ class BoardReader:
             cells, colour, floor, self.outlines, frame_bgr, loc.homography, hidden, colourless
         )
         cells = prove_floor_by_print(
-            cells, fractions, colour, floor, self.cell_rules, self.slot_print, view, hidden
+            cells, colourless, colour, floor, self.slot_print, view, hidden
         )
         cells = prove_shaded_floor_by_hue(
             cells,

@@ -99,10 +99,9 @@ class SlotPrint:
 
 def prove_floor_by_print(
     cells: list[str],
-    fractions: NDArray[np.float64],
+    colourless: NDArray[np.bool_],
     colour: CellColour,
     floor: FloorModel,
-    cell_rules: CellRules,
     slot_print: SlotPrint,
     view_bgr: NDArray[np.uint8],
     hidden: frozenset[int] = frozenset(),
@@ -110,18 +109,17 @@ def prove_floor_by_print(
     """Slots left unread with no tile's colour in any cell become empty where their
     printed dashes show and their colour is near the floor's in the light they are in,
     the nearer the fainter the dashes, or where they show clearly, the colour of the
-    cells below the sensor's limit (``fractions``: each cell's pixel classes;
+    cells below the sensor's limit (``colourless``: per cell, :func:`no_tile_colour`;
     ``view_bgr``: the canonical view); an arm's cells are never proven."""
     unread = unread_plain_slots(cells, slot_print.boxes, hidden)
     if not unread:
         return list(cells)  # most frames: nothing to prove
     rules = slot_print.rules
-    bare = no_tile_colour(fractions, cell_rules, slot_print.profile.bonus_kind)
     offset = floor_offset_in_shade(colour, floor)
     at_limit = clipped(colour)
     out = list(cells)
     for slot in unread:
-        if not all(bare[i] for i in slot):
+        if not all(colourless[i] for i in slot):
             continue
         furthest = max(float(offset[i]) for i in slot)
         # The cells below the sensor's limit: a clipped one's colour proves nothing.
