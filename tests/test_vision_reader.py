@@ -342,6 +342,30 @@ def test_a_dark_arm_whose_fingertip_alone_is_over_the_grid_is_seen() -> None:
     assert confident_wrong_cells(reading.state, photo.state) == []
 
 
+def test_a_dark_arm_over_a_worker_strip_alone_is_seen() -> None:
+    """Conditions frame 99295: a dark arm reaching in over the left worker strip and
+    stopping short of the grid.  Missed, its four spaces were unread but the reading was
+    not flagged, and the table would have taken it for a clear view."""
+    photo = generated_photo(PROFILE, 99295, True, True)
+    reading = BoardReader(PROFILE).read(photo.image)
+    assert reading.state is not None, reading.error
+    assert reading.occluded
+    assert confident_wrong_cells(reading.state, photo.state) == []
+    read = zip(reading.state.workers, photo.state.workers, strict=True)
+    assert [(seen, true) for seen, true in read if seen not in ("?", true)] == []
+
+
+def test_a_shade_along_a_worker_strip_is_no_arm() -> None:
+    """Conditions frame 94256, with no arm: a lamp's shade over the top worker strip,
+    of no sheet colour and going on past the sheet's edge, lies over the worker circles
+    like an arm's body; but the circles' print shows through it."""
+    photo = generated_photo(PROFILE, 94256, False, True)
+    reading = BoardReader(PROFILE).read(photo.image)
+    assert reading.state is not None, reading.error
+    assert not reading.occluded
+    assert confident_wrong_cells(reading.state, photo.state) == []
+
+
 @pytest.mark.parametrize("seed", [79745, 79920, 79980])
 def test_pieces_at_an_arms_edge_are_not_read_as_empty_spaces(seed: int) -> None:
     """Conditions frames with an arm whose region's edge runs by yellow and blue vilici:

@@ -33,12 +33,14 @@ SHEET_BAND_MARKER_CLEARANCE_MM = 40.0
 
 
 class SheetMasks(NamedTuple):
-    """The layout's masks of the bare sheet, the outer band and the cells' windows, at
-    every n-th pixel of the view (see :meth:`CanonicalLayout.masks_every`)."""
+    """The layout's masks of the bare sheet, the outer band, the cells' windows and the
+    worker spaces' printed circles, at every n-th pixel of the view (see
+    :meth:`CanonicalLayout.masks_every`)."""
 
     ring: NDArray[np.bool_]
     outer: NDArray[np.bool_]
     cells: NDArray[np.bool_]
+    worker_spaces: NDArray[np.bool_]
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,7 @@ class CanonicalLayout:
     ring_mask: NDArray[np.bool_] = field(init=False)  # sheet outside grid and markers
     bonus_rings: NDArray[np.int32] = field(init=False)  # ring around each bonus icon, or -1
     outer_mask: NDArray[np.bool_] = field(init=False)  # bare sheet no piece can lean over
+    worker_space_mask: NDArray[np.bool_] = field(init=False)  # the printed worker circles
     _every: dict[int, SheetMasks] = field(
         init=False, default_factory=dict, repr=False, compare=False
     )
@@ -116,6 +119,12 @@ class CanonicalLayout:
         ring[:, :edge] = False
         ring[:, -edge:] = False
         set_(self, "outer_mask", outer & ring)
+        spaces = np.zeros((height, width), dtype=bool)
+        radius = g.worker_space_diameter_mm / 2
+        for line in range(2 * GRID):
+            x, y = g.worker_space_centre_mm(line)
+            spaces |= np.hypot(xx / s - x, yy / s - y) <= radius
+        set_(self, "worker_space_mask", spaces)
 
     def marker_squares(self, marker_ids: tuple[int, ...]) -> NDArray[np.bool_]:
         """The view's pixels of the given markers and their quiet zones."""
@@ -141,7 +150,12 @@ class CanonicalLayout:
             masks = SheetMasks(
                 *(
                     np.ascontiguousarray(mask[::step, ::step])
-                    for mask in (self.ring_mask, self.outer_mask, self.cell_mask)
+                    for mask in (
+                        self.ring_mask,
+                        self.outer_mask,
+                        self.cell_mask,
+                        self.worker_space_mask,
+                    )
                 )
             )
             self._every[step] = masks

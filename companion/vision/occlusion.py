@@ -174,7 +174,7 @@ def reduced_hand_mask(
     ``REDUCE``-th pixel (``lab`` stays whole), as a region of the whole view
     (``full_shape``): a view classified only there is searched as well."""
     s = layout.px_per_mm / REDUCE
-    ring, outer, _ = layout.masks_every(REDUCE)
+    ring, outer, _, _ = layout.masks_every(REDUCE)
     nothing = np.zeros(small.shape, dtype=bool)
     if without_skin:
         patch = reaching = nothing
@@ -399,35 +399,45 @@ def _skinless_body(
 ) -> NDArray[np.bool_]:
     """An arm's body found without its skin (:func:`_body_reaching_in`): of any colour
     first, then, given ``hides_print``, too dark for colour where it hides the print."""
-    cells = layout.masks_every(REDUCE).cells
-    body = _body_reaching_in(classes, outer, cells, px_per_mm, surround)
+    masks = layout.masks_every(REDUCE)
+    places = (masks.cells, masks.worker_spaces)
+    body = _body_reaching_in(classes, outer, places, px_per_mm, surround, hides_print)
     if not body.any() and hides_print is not None:
-        body = _body_reaching_in(classes, outer, cells, px_per_mm, surround, hides_print)
+        body = _body_reaching_in(
+            classes, outer, places, px_per_mm, surround, hides_print, too_dark=True
+        )
     return body
 
 
 def _body_reaching_in(
     classes: NDArray[np.uint8],
     outer: NDArray[np.bool_],
-    cells: NDArray[np.bool_],
+    places: tuple[NDArray[np.bool_], NDArray[np.bool_]],
     px_per_mm: float,
     surround: SheetSurround,
     hides_print: PrintJudge | None = None,
+    too_dark: bool = False,
 ) -> NDArray[np.bool_]:
     """Broad stretches of no sheet colour (species or no class) that reach the view's edge
     across the sheet's bare ``outer`` band, cover ``BODY_MIN_AREA_MM2`` and a hand's least
-    patch of the ``cells`` (where they hide the tiles' colours), and whose colour goes on
-    past the sheet's edge: an arm showing no skin at all.
+    patch of the places pieces stand (``places``: the cells' windows, or else the worker
+    spaces' circles), where they hide the pieces' colours, and whose colour goes on past
+    the sheet's edge: an arm showing no skin at all.
 
-    Given ``hides_print``, pixels too dark for any colour count as well, and a stretch
-    must hide the board's print instead of the tiles' colours: the darkest skin in a
-    shadow is as dark as a lamp arm's hard shadow, which only dims the print (and joined
-    to the red tiles beside it, an arm shows their colour over much of the cells).  Such
-    a stretch joins the arm's lit and shaded parts, so only where it crosses the sheet's
-    outer band is its colour the one that goes on past the edge.  It must be as broad as a
-    forearm, or, narrower, hide the tiles' colours too."""
+    Over a worker strip alone, a shadow's soft edge or a lamp's tint along the sheet's
+    edge shows as such a body too, the pieces keeping their colours under it (conditions
+    94256): there the body must hide the board's print as well (``hides_print``, whether
+    a region hides it; without one, only bodies over the cells count).
+
+    With ``too_dark``, pixels too dark for any colour count as well, and a stretch must
+    hide the board's print instead of the tiles' colours: the darkest skin in a shadow is
+    as dark as a lamp arm's hard shadow, which only dims the print (and joined to the red
+    tiles beside it, an arm shows their colour over much of the cells).  Such a stretch
+    joins the arm's lit and shaded parts, so only where it crosses the sheet's outer band
+    is its colour the one that goes on past the edge.  It must be as broad as a forearm,
+    or, narrower, hide the tiles' colours too."""
     body = np.zeros(classes.shape, dtype=bool)
-    last = PixelClass.UNKNOWN if hides_print is None else PixelClass.DARK
+    last = PixelClass.DARK if too_dark else PixelClass.UNKNOWN
     unexplained = cv2.inRange(classes, int(PixelClass.B), int(last))
     area_px = HAND_MIN_AREA_MM2 * px_per_mm * px_per_mm
     on_band = cv2.bitwise_and(unexplained, outer.view(np.uint8))  # 0 or 1
@@ -435,15 +445,24 @@ def _body_reaching_in(
         return body
     parts, reaching = _broad_parts_reaching_the_edge(_u8(unexplained), px_per_mm)
     body_px = BODY_MIN_AREA_MM2 * px_per_mm * px_per_mm
+    patch_px = BODY_OVER_CELLS_MIN_MM2 * px_per_mm**2
+    cells, worker_spaces = places
     for label in reaching:
         part = parts == label
-        over = part & cells
-        over_px = np.count_nonzero(over)
-        if np.count_nonzero(part) < body_px or over_px < BODY_OVER_CELLS_MIN_MM2 * px_per_mm**2:
+        if np.count_nonzero(part) < body_px:
             continue
+        over = part & cells
+        on_strip = np.count_nonzero(over) < patch_px
+        if on_strip:
+            over = part & worker_spaces
+            if np.count_nonzero(over) < patch_px or hides_print is None:
+                continue
+        over_px = np.count_nonzero(over)
         unknown = np.count_nonzero(over & (classes == PixelClass.UNKNOWN))
-        if hides_print is None:
+        if not too_dark:
             if unknown < BODY_UNKNOWN_OVER_CELLS_MIN * over_px:
+                continue
+            if on_strip and not (hides_print is not None and hides_print(part)):
                 continue
             if _goes_on_somewhere(part, surround, area_px):
                 body |= part
@@ -455,7 +474,7 @@ def _body_reaching_in(
             continue
         forearm = _width_px(part) >= DARK_BODY_MIN_WIDTH_MM * px_per_mm
         colourless = bool(unknown >= DARK_BODY_UNKNOWN_OVER_CELLS_MIN * over_px)
-        hides = (forearm or colourless) and hides_print(part)
+        hides = (forearm or colourless) and hides_print is not None and hides_print(part)
         if hides and _goes_on_somewhere(part & outer, surround, area_px):
             body |= part
     return body
