@@ -7,9 +7,11 @@ from dataclasses import replace
 
 import cv2
 import numpy as np
+import pytest
 from numpy.typing import NDArray
 
 from companion.boards import GRID, load_profile
+from companion.vision.bench import generated_photo
 from companion.vision.canonical import CanonicalLayout
 from companion.vision.colour import ColourModel
 from companion.vision.floor import CellColour, FloorModel
@@ -173,6 +175,61 @@ def test_floor_clipped_in_one_channel_only_is_proven_by_a_quiet_outline() -> Non
     assert [cells[i] for i in LEFT] == ["?"] * 4  # the washed tile's edge still shows
 
 
+def test_nearly_white_floor_clipped_in_its_brightest_channel_is_proven_far_off_its_chroma() -> None:
+    # A bright spot takes the cream floor's red far past the limit: balanced, the chroma
+    # bends 10 to 18 Lab units off (conditions 99049).  Nearly white, clipped in red
+    # alone and showing no tile's colour, a quiet outline still proves it bare.  Less
+    # bright, clipped in two channels or in one the floor does not hold highest (glare
+    # on a green tile), or showing a tile's colour, it stays unread; and a tile's edge,
+    # however faint, keeps it unread.
+    colour, floor = _glare()
+    far = np.isin(np.arange(GRID * GRID), FAR)
+    everywhere = np.ones(GRID * GRID, dtype=bool)
+    red_alone = np.zeros((GRID * GRID, 3))
+    red_alone[:, 2] = 1.0
+    bent = replace(
+        colour,
+        lightness=np.full(GRID * GRID, 246.0),
+        a=colour.a - np.where(far, 14.0, 0.0),
+        b=colour.b - np.where(far, 9.0, 0.0),
+        washed_out=np.zeros(GRID * GRID),
+        clipped=np.ones(GRID * GRID),
+        channel_clipped=red_alone,
+    )
+
+    def prove(
+        shown: CellColour, colourless: NDArray[np.bool_] = everywhere, tiles: int = 0
+    ) -> list[str]:
+        frame = _frame([LEFT])
+        if tiles:
+            x, y, side = _slot_rect_px(FAR)
+            box = np.array([[x, y], [x + side, y], [x + side, y + side], [x, y + side]], np.int32)
+            cv2.polylines(frame, [box], True, (250 - tiles,) * 3, 2)
+        cells = prove_floor_by_outline(
+            ["?"] * (GRID * GRID),
+            shown,
+            floor,
+            OUTLINES,
+            frame,
+            HOMOGRAPHY,
+            colourless=colourless,
+        )
+        return [cells[i] for i in FAR]
+
+    assert prove(bent) == ["."] * 4
+    assert prove(replace(bent, lightness=np.full(GRID * GRID, 225.0))) == ["?"] * 4
+    assert prove(replace(bent, washed_out=np.ones(GRID * GRID))) == ["?"] * 4
+    green_alone = np.roll(red_alone, -1, axis=1)
+    assert prove(replace(bent, channel_clipped=green_alone)) == ["?"] * 4
+    assert prove(bent, ~everywhere) == ["?"] * 4
+    further = replace(bent, b=bent.b - np.where(far, 15.0, 0.0))
+    assert prove(further) == ["?"] * 4
+    # An edge 15 grey levels dark: below the bar for floor near its own chroma, above the
+    # one for floor this far off.
+    assert prove(replace(colour, channel_clipped=red_alone), tiles=15) == ["."] * 4
+    assert prove(bent, tiles=15) == ["?"] * 4
+
+
 def test_unclipped_colourless_floor_in_fair_light_is_proven_by_a_quiet_outline() -> None:
     # A shadow's edge across a bare slot, or a tinted lamp, blurs its printed dashes
     # below the print proof's bar (conditions 97002, 93147); cells showing no tile's
@@ -287,3 +344,23 @@ def test_a_hard_shadows_edge_beside_a_bare_slots_wall_leaves_it_read_bare() -> N
     state = BoardReader(PROFILE).read(frame).state
     assert state is not None
     assert state.cells == truth.cells
+
+
+@pytest.mark.parametrize(("seed", "first"), [(99049, (12, 10)), (99139, (7, 4))])
+def test_a_bare_slot_under_a_bright_spot_is_read_bare(seed: int, first: tuple[int, int]) -> None:
+    """Clear frames of ``bench vision --conditions`` (seeds 99001 and 99101): a bare slot
+    under a bright spot, red clipped and nearly white in its four cells, 10 to 18 Lab
+    units off the floor's chroma, its dashes too faint for the print proof.  It was left
+    unread, the board's only miss."""
+    photo = generated_photo(PROFILE, seed, False, True)
+    row, col = first
+    slot = [
+        row * GRID + col,
+        row * GRID + col + 1,
+        (row + 1) * GRID + col,
+        (row + 1) * GRID + col + 1,
+    ]
+    assert [photo.state.cells[i] for i in slot] == ["."] * 4
+    state = BoardReader(PROFILE).read(photo.image).state
+    assert state is not None
+    assert state.cells == photo.state.cells

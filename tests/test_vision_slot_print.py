@@ -167,11 +167,15 @@ def test_bare_floor_under_a_hard_shadows_blur_is_proven_by_its_faint_dashes(
     assert _bench_slot(78167, (6, 4), SlotPrintRules(shown_min=0.25)) == "????"  # as before
 
 
-def test_bare_floor_the_sensor_clipped_is_proven_by_clear_dashes_alone() -> None:
+def test_bare_floor_the_sensor_clipped_is_proven_by_clear_dashes_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The clear frame of ``bench vision --conditions --seed 90601`` numbered 90728: a
     bare slot under a bright warm spot, red clipped in all four cells, whose balanced
     colour the clipped channel put 10 to 12 Lab units off the floor.  Its dashes show at
     0.45, as no slot holding a tile did; the colour of clipped cells proves nothing."""
+    assert _bench_slot(90728, (12, 4), SlotPrintRules()) == "...."
+    _without_the_outline_proof(monkeypatch)  # nearly white, its quiet outline proves it too
     assert _bench_slot(90728, (12, 4), SlotPrintRules()) == "...."
     unclear = SlotPrintRules(clipped_shown_min=0.5)  # the dashes asked as clearly as before
     assert _bench_slot(90728, (12, 4), unclear) == "????"

@@ -28,7 +28,14 @@ from numpy.typing import NDArray
 
 from companion.boards import GRID, BoardProfile
 from companion.vision.canonical import board_view
-from companion.vision.floor import CellColour, FloorModel, clipped, floor_offset_in_shade
+from companion.vision.floor import (
+    CLIPPED_MIN,
+    CellColour,
+    FloorModel,
+    clipped,
+    floor_offset_in_shade,
+    washed_out,
+)
 
 Side = Literal["top", "bottom", "left", "right"]
 SIDES: tuple[Side, ...] = ("top", "bottom", "left", "right")
@@ -44,6 +51,19 @@ QUIET_SIDES_MIN = 2
 # the colour proof's 4 left photoreal glare slots unread), and of 4,058 bare cells clipped
 # in any, 95 % within 8; clipped tiles come as near as 0.4 either way.
 CLIPPED_FLOOR_OFFSET_MAX = 8.0
+# A bright spot takes the floor's brightest channel (red, on the cream floor) far past
+# the sensor's limit, and the further past, the further the chroma bends once balanced:
+# bare slots under one, clipped in that channel alone and nearly white at L 243 to 252
+# (8-bit), lay 10 to 18 Lab units off the floor, their outlines at 8 at most (conditions
+# 99049, 99139, own renderer 98216, 98259).  Showing no tile's colour, such a cell counts
+# as the floor's up to BRIGHT_CLIPPED_FLOOR_OFFSET_MAX off it, but only the quietest
+# outline proves its slot: glare washes tiles as pale and as far off, clipped in a
+# channel of their own (photoreal green tiles at L 252 in green alone, a red one at 245
+# in red), and over 486 photoreal frames the tiles' slots that came to the outline this
+# bright showed edges of 18 and more.
+BRIGHT_CLIPPED_LIGHTNESS_MIN = 240.0
+BRIGHT_CLIPPED_FLOOR_OFFSET_MAX = 20.0
+BRIGHT_CLIPPED_EDGE_MAX = 10.0
 # Unclipped, a cell showing no tile's colour counts as the floor's up to this far (Lab
 # units) from the floor expected in its light, where the outline is the proof: as far as
 # the print proof allows, for a lamp's tinted corner moves bare floor up to 7 off.
@@ -290,21 +310,32 @@ def prove_floor_by_outline(
     the cells showing no tile's colour, left it near the floor's in a fair light while
     the printed dashes blurred (a shadow's edge across the slot, a tinted lamp): conditions
     97002 and 93147 left such bare slots unread, their dashes correlating 0.17 and 0.19.
+    A bright spot that clipped the floor's brightest channel alone bends its chroma
+    further still: such cells need the quietest outline (``BRIGHT_CLIPPED_EDGE_MAX``).
     """
     floor_like: NDArray[np.bool_] | None = None  # measured once a slot asks for it
+    bent: NDArray[np.bool_] | None = None
     out = list(cells)
     for slot in outlines.profile.slots:
         chars = [out[i] for i in slot]
         if "?" not in chars or any(c not in ".?" for c in chars):
             continue
-        if floor_like is None:
+        if floor_like is None or bent is None:
             floor_like = _floor_but_for_the_light(colour, floor, colourless)
-        if any(i in hidden or (out[i] == "?" and not floor_like[i]) for i in slot):
+            bent = _floor_bent_by_a_bright_spot(colour, floor, colourless)
+        if any(i in hidden for i in slot):
+            continue
+        unread = [i for i in slot if out[i] == "?"]
+        if all(floor_like[i] for i in unread):
+            edge_max = outlines.rules.edge_min
+        elif all(floor_like[i] or bent[i] for i in unread):
+            edge_max = BRIGHT_CLIPPED_EDGE_MAX
+        else:
             continue
         sides = _sides_not_beside_a_tile(out, outlines.beside[slot])
         if len(sides) < QUIET_SIDES_MIN:
             continue
-        if outlines.strongest_edge(frame_bgr, homography, slot, sides) < outlines.rules.edge_min:
+        if outlines.strongest_edge(frame_bgr, homography, slot, sides) < edge_max:
             for i in slot:
                 out[i] = "."
     return out
@@ -322,6 +353,32 @@ def _floor_but_for_the_light(
         lit = np.asarray(colour.lightness) >= SHOWN_FLOOR_LIGHTNESS_MIN
         like |= colourless & ~at_limit & lit & (offset <= SHOWN_FLOOR_OFFSET_MAX)
     return np.asarray(like)
+
+
+def _floor_bent_by_a_bright_spot(
+    colour: CellColour, floor: FloorModel, colourless: NDArray[np.bool_] | None
+) -> NDArray[np.bool_]:
+    """Per cell, whether it may be the floor under a bright spot (see
+    ``BRIGHT_CLIPPED_EDGE_MAX``): among the ``colourless`` cells, nearly white, clipped in
+    one channel alone, the one the floor's own colour there holds highest, and within
+    ``BRIGHT_CLIPPED_FLOOR_OFFSET_MAX`` of the floor's chroma."""
+    if colourless is None:
+        return np.zeros(len(colour.lightness), dtype=bool)
+    # The floor's own chroma at each cell, as its own light shows it: the brightness
+    # path's chroma up at the limit is bent by the clipping itself.
+    own = np.stack([np.full(len(floor.a), 200.0), floor.a + 128.0, floor.b + 128.0], axis=-1)
+    floor_bgr = cv2.cvtColor(np.clip(own, 0, 255).astype(np.uint8)[:, None, :], cv2.COLOR_LAB2BGR)
+    brightest = np.argmax(floor_bgr[:, 0, :], axis=1)
+    shares = np.asarray(colour.channel_clipped)
+    own_channel = shares[np.arange(len(brightest)), brightest] >= CLIPPED_MIN
+    return np.asarray(
+        colourless
+        & clipped(colour)
+        & ~washed_out(colour)
+        & own_channel
+        & (np.asarray(colour.lightness) >= BRIGHT_CLIPPED_LIGHTNESS_MIN)
+        & (floor_offset_in_shade(colour, floor) <= BRIGHT_CLIPPED_FLOOR_OFFSET_MAX)
+    )
 
 
 def _sides_not_beside_a_tile(
