@@ -14,6 +14,9 @@ side (a tile in the slot would show its own edge on each of them).
 The same proof serves floor that shows no tile's colour in a fair light but whose
 printed dashes the light blurred (a shadow's edge across the slot, a tinted lamp): a
 tile there would keep its ink, or, in too deep a shadow for that, lose its edge too.
+Under a bright spot that took the floor's brightest channel alone far past the limit,
+the chroma bends further than glare's, and so far off only the quietest outline proves
+the slot bare.
 """
 
 from __future__ import annotations
