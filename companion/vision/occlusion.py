@@ -435,7 +435,8 @@ def _body_reaching_in(
     tiles beside it, an arm shows their colour over much of the cells).  Such a stretch
     joins the arm's lit and shaded parts, so only where it crosses the sheet's outer band
     is its colour the one that goes on past the edge.  It must be as broad as a forearm,
-    or, narrower, hide the tiles' colours too."""
+    or, narrower, hide the tiles' colours too (over a worker strip alone, hide the
+    pieces' colours whatever its breadth)."""
     body = np.zeros(classes.shape, dtype=bool)
     last = PixelClass.DARK if too_dark else PixelClass.UNKNOWN
     unexplained = cv2.inRange(classes, int(PixelClass.B), int(last))
@@ -472,7 +473,9 @@ def _body_reaching_in(
                 # own pixels.
                 body |= _own_body(part, classes, last, px_per_mm)
             continue
-        forearm = _width_px(part) >= DARK_BODY_MIN_WIDTH_MM * px_per_mm
+        # A person's shadow lies along a whole strip as broad as a forearm, the pieces
+        # keeping their colours in it: over a strip alone, only hiding them counts.
+        forearm = not on_strip and _width_px(part) >= DARK_BODY_MIN_WIDTH_MM * px_per_mm
         colourless = bool(unknown >= DARK_BODY_UNKNOWN_OVER_CELLS_MIN * over_px)
         hides = (forearm or colourless) and hides_print is not None and hides_print(part)
         if hides and _goes_on_somewhere(part & outer, surround, area_px):
