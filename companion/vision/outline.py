@@ -62,11 +62,11 @@ CLIPPED_FLOOR_OFFSET_MAX = 8.0
 # as the floor's up to BRIGHT_CLIPPED_FLOOR_OFFSET_MAX off it, but only the quietest
 # outline proves its slot: glare washes tiles as pale and as far off, clipped in a
 # channel of their own (photoreal green tiles at L 252 in green alone, a red one at 245
-# in red), and over 486 photoreal frames the tiles' slots that came to the outline this
-# bright showed edges of 18 and more.
-BRIGHT_CLIPPED_LIGHTNESS_MIN = 240.0
-BRIGHT_CLIPPED_FLOOR_OFFSET_MAX = 20.0
-BRIGHT_CLIPPED_EDGE_MAX = 10.0
+# in red); over 486 photoreal frames the one tile's slot that would come to the outline
+# this way showed an edge of 56, and the slots of tiles this pale 18 and more.
+BRIGHT_CLIPPED_LIGHTNESS_MIN = 240.0  # 8-bit L: nearly white
+BRIGHT_CLIPPED_FLOOR_OFFSET_MAX = 20.0  # Lab units: past the 18 the bare slots bent
+BRIGHT_CLIPPED_EDGE_MAX = 10.0  # grey levels: above their 8, under the tiles' 18
 # Unclipped, a cell showing no tile's colour counts as the floor's up to this far (Lab
 # units) from the floor expected in its light, where the outline is the proof: as far as
 # the print proof allows, for a lamp's tinted corner moves bare floor up to 7 off.
