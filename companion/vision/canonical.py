@@ -6,6 +6,7 @@ linearly to pixels, whatever the camera pose.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -84,11 +85,11 @@ class CanonicalLayout:
                     round((x - half) * s) : round((x + half) * s),
                 ] = row * GRID + col
         rings = np.full((height, width), -1, dtype=np.int32)
-        yy, xx = np.mgrid[0:height, 0:width]
         for cell in self.profile.bonus_kind:
-            x, y = g.cell_centre_mm(cell // GRID, cell % GRID)
-            r = np.hypot(xx / s - x, yy / s - y)
-            rings[(r >= BONUS_RING_MM[0]) & (r <= BONUS_RING_MM[1])] = cell
+            centre = g.cell_centre_mm(cell // GRID, cell % GRID)
+            window, r = _distances_around(rings.shape, s, centre, BONUS_RING_MM[1])
+            inside = rings[window]
+            inside[(r >= BONUS_RING_MM[0]) & (r <= BONUS_RING_MM[1])] = cell
         ring = np.ones((height, width), dtype=bool)
         x0, y0 = g.grid_origin_mm
         end = g.cell_start_mm(GRID - 1) + g.cell_mm
@@ -122,8 +123,9 @@ class CanonicalLayout:
         spaces = np.zeros((height, width), dtype=bool)
         radius = g.worker_space_diameter_mm / 2
         for line in range(2 * GRID):
-            x, y = g.worker_space_centre_mm(line)
-            spaces |= np.hypot(xx / s - x, yy / s - y) <= radius
+            centre = g.worker_space_centre_mm(line)
+            window, r = _distances_around(spaces.shape, s, centre, radius)
+            spaces[window] |= r <= radius
         set_(self, "worker_space_mask", spaces)
 
     def marker_squares(self, marker_ids: tuple[int, ...]) -> NDArray[np.bool_]:
@@ -200,6 +202,22 @@ class CanonicalLayout:
             (slice(round(y0 * s), round(y1 * s)), slice(round(x0 * s), round(x1 * s)))
             for x0, x1, y0, y1 in bands_mm
         ]
+
+
+def _distances_around(
+    shape: tuple[int, ...], px_per_mm: float, centre_mm: tuple[float, float], reach_mm: float
+) -> tuple[tuple[slice, slice], NDArray[np.float64]]:
+    """The window of a view of ``shape`` (at ``px_per_mm``) that holds every pixel within
+    ``reach_mm`` of ``centre_mm``, and each of its pixels' distance (mm) from it: a disc
+    or ring drawn in it is the one drawn over the whole view, at a small share of the
+    work (a layout draws 32 worker circles and every bonus icon's ring)."""
+    x, y = centre_mm
+    s = px_per_mm
+    top, left = (max(math.floor((v - reach_mm) * s), 0) for v in (y, x))
+    bottom = min(math.ceil((y + reach_mm) * s) + 1, shape[0])
+    right = min(math.ceil((x + reach_mm) * s) + 1, shape[1])
+    yy, xx = np.mgrid[top:bottom, left:right]
+    return (slice(top, bottom), slice(left, right)), np.hypot(xx / s - x, yy / s - y)
 
 
 def board_view(
