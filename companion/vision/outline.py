@@ -316,16 +316,15 @@ def prove_floor_by_outline(
     A bright spot that clipped the floor's brightest channel alone bends its chroma
     further still: such cells need the quietest outline (``BRIGHT_CLIPPED_EDGE_MAX``).
     """
-    floor_like: NDArray[np.bool_] | None = None  # measured once a slot asks for it
-    bent: NDArray[np.bool_] | None = None
+    masks: tuple[NDArray[np.bool_], NDArray[np.bool_]] | None = None  # once a slot asks
     out = list(cells)
     for slot in outlines.profile.slots:
         chars = [out[i] for i in slot]
         if "?" not in chars or any(c not in ".?" for c in chars):
             continue
-        if floor_like is None or bent is None:
-            floor_like = _floor_but_for_the_light(colour, floor, colourless)
-            bent = _floor_bent_by_a_bright_spot(colour, floor, colourless)
+        if masks is None:
+            masks = _floor_masks(colour, floor, colourless)
+        floor_like, bent = masks
         if any(i in hidden for i in slot):
             continue
         unread = [i for i in slot if out[i] == "?"]
@@ -344,13 +343,29 @@ def prove_floor_by_outline(
     return out
 
 
-def _floor_but_for_the_light(
+def _floor_masks(
     colour: CellColour, floor: FloorModel, colourless: NDArray[np.bool_] | None
-) -> NDArray[np.bool_]:
-    """Per cell, whether its colour is the floor's but for the light: clipped and near
-    it, or (among the ``colourless`` cells) unclipped, near it and fairly lit."""
+) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+    """Per cell, whether its colour is the floor's but for the light, and whether it may
+    be the floor bent further by a bright spot, from one measure of each cell's offset
+    from the floor and of its clipping."""
     offset = floor_offset_in_shade(colour, floor)
     at_limit = clipped(colour)
+    return (
+        _floor_but_for_the_light(colour, offset, at_limit, colourless),
+        _floor_bent_by_a_bright_spot(colour, floor, offset, at_limit, colourless),
+    )
+
+
+def _floor_but_for_the_light(
+    colour: CellColour,
+    offset: NDArray[np.float64],
+    at_limit: NDArray[np.bool_],
+    colourless: NDArray[np.bool_] | None,
+) -> NDArray[np.bool_]:
+    """Per cell, whether its colour (``offset`` Lab units from the floor's, clipped where
+    ``at_limit``) is the floor's but for the light: clipped and near it, or (among the
+    ``colourless`` cells) unclipped, near it and fairly lit."""
     like = (offset <= CLIPPED_FLOOR_OFFSET_MAX) & at_limit
     if colourless is not None:
         lit = np.asarray(colour.lightness) >= SHOWN_FLOOR_LIGHTNESS_MIN
@@ -359,7 +374,11 @@ def _floor_but_for_the_light(
 
 
 def _floor_bent_by_a_bright_spot(
-    colour: CellColour, floor: FloorModel, colourless: NDArray[np.bool_] | None
+    colour: CellColour,
+    floor: FloorModel,
+    offset: NDArray[np.float64],
+    at_limit: NDArray[np.bool_],
+    colourless: NDArray[np.bool_] | None,
 ) -> NDArray[np.bool_]:
     """Per cell, whether it may be the floor under a bright spot (see
     ``BRIGHT_CLIPPED_EDGE_MAX``): among the ``colourless`` cells, nearly white, clipped in
@@ -376,11 +395,11 @@ def _floor_bent_by_a_bright_spot(
     own_channel = shares[np.arange(len(brightest)), brightest] >= CLIPPED_MIN
     return np.asarray(
         colourless
-        & clipped(colour)
+        & at_limit
         & ~washed_out(colour)
         & own_channel
         & (np.asarray(colour.lightness) >= BRIGHT_CLIPPED_LIGHTNESS_MIN)
-        & (floor_offset_in_shade(colour, floor) <= BRIGHT_CLIPPED_FLOOR_OFFSET_MAX)
+        & (offset <= BRIGHT_CLIPPED_FLOOR_OFFSET_MAX)
     )
 
 
