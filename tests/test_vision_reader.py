@@ -595,3 +595,17 @@ def test_a_steep_view_of_the_board_is_no_mirrored_one() -> None:
     assert not _sane(mirrored, sheet)
     line = np.array([[1.0, 1.0, 0.0], [2.0, 2.0, 0.0], [0.0, 0.0, 1.0]])
     assert not _sane(line, sheet)
+
+
+@pytest.mark.parametrize("seed, line", [(86054, 14), (86174, 30)])
+def test_an_empty_space_a_yellow_dominus_leans_over_stays_empty(seed: int, line: int) -> None:
+    """Conditions frames 86054 and 86174: an empty space beside a yellow dominus leaning
+    towards it, settled empty by the silhouettes.  The dominus's colour over its core
+    made it far more saturated than the sheet beside, and the space was doubted."""
+    photo = generated_photo(PROFILE, seed, False, True)
+    state = BoardReader(PROFILE).read(photo.image).state
+    assert state is not None
+    assert photo.state.workers[line] is None
+    assert state.workers[line] is None
+    read = zip(state.workers, photo.state.workers, strict=True)
+    assert [(seen, true) for seen, true in read if seen not in ("?", true)] == []

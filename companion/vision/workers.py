@@ -614,14 +614,17 @@ def _doubt_empty_cores_unlike_the_sheet_beside(
     """An empty space whose core the classes call the sheet's, but far more saturated
     than the bare sheet beside the space, is unread: empty needs the sheet as this frame
     shows it there, and a piece in a light the classes do not know can take its core
-    into the sheet's class (a yellow's hue is the sheet's own)."""
+    into the sheet's class (a yellow's hue is the sheet's own).  Not a core a dominus
+    read beside it leans over: the colour there may be that dominus's."""
     result = list(out)
+    geometry = layout.profile.geometry
     lines = [
         line
         for line, obs in enumerate(out)
         if obs.code is None
         and line in cores.fractions
         and _sheet_like(cores.fractions[line], rules)
+        and not _a_dominus_leans_over(out, cores, line, geometry, rules)
     ]
     if not lines:
         return result
@@ -637,6 +640,22 @@ def _doubt_empty_cores_unlike_the_sheet_beside(
         if excess >= rules.empty_saturation_excess_max:
             result[lines[k]] = replace(out[lines[k]], code="?", pale=True)
     return result
+
+
+def _a_dominus_leans_over(
+    out: list[WorkerObservation],
+    cores: CoreReadings,
+    line: int,
+    geometry: Geometry,
+    rules: WorkerRules,
+) -> bool:
+    """Whether a dominus read on a space beside ``line`` can cover part of its core."""
+    return any(
+        (code := out[other].code) is not None
+        and code.endswith("d")
+        and _leans_over_core(cores.leans[other], other, line, geometry, rules)
+        for other in adjacent(line)
+    )
 
 
 def _sheet_like(fractions: NDArray[np.float64], rules: WorkerRules) -> bool:
