@@ -633,6 +633,31 @@ def test_a_yellow_clipped_tile_just_off_the_floor_is_read_where_its_edge_shows()
     assert read(_stepped_off_floor(6.0, turn_deg=150.0), edge=True) == ["?"] * 4
 
 
+def test_a_yellow_tile_with_a_cell_washed_to_the_floors_colour_is_read_inside_its_edge() -> None:
+    # Photoreal 5551 img045: glare clipped a yellow tile's four cells as a yellow, three
+    # of them 6 off the floor, the palest on the floor's very colour.  Two cells off the
+    # floor and a tile's edge prove the tile, which covers its whole slot; one alone
+    # does not.
+    floor_a, floor_b = MODEL.floor_ab
+    hue = np.arctan2(floor_b, floor_a)
+    off = (240.0, floor_a + 6.0 * np.cos(hue), floor_b + 6.0 * np.sin(hue))
+    on = (240.0, floor_a, floor_b)
+
+    def read(stepped: int) -> list[str]:
+        cells = {cell: off if k < stepped else on for k, cell in enumerate(SLOT)}
+        colour = _glared(_board(cells), SLOT)
+        clipped = np.isin(np.arange(256), SLOT).astype(float)
+        colour = dataclasses.replace(colour, yellow_clipped=clipped)
+        out = fill_pastel_slots(
+            ["?"] * 256, colour, FLOOR, MODEL, PROFILE, RULES, lambda slot: slot == SLOT
+        )
+        return [out[i] for i in SLOT]
+
+    assert read(3) == ["Y"] * 4
+    assert read(2) == ["Y"] * 4
+    assert read(1) == ["?"] * 4
+
+
 def test_an_overexposed_frame_needs_a_tiles_edge_for_yellow_from_glare_alone() -> None:
     # A lamp that clips the bare sheet clips bare floor as glare clips a washed yellow:
     # colour alone no longer tells the two apart, a tile's edge or pixels still do.

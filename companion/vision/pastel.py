@@ -446,8 +446,16 @@ def fill_pastel_slots(
         )
 
     def yellow_up_to_an_edge(slot: tuple[int, ...]) -> bool:
-        """Every cell clipped as a yellow and off the floor, inside a tile's edge."""
-        return all(stepped[i] for i in slot) and shows_edge(slot)
+        """Cells clipped as a yellow and off the floor, ``min_cells_seen`` of them at
+        least, and the rest at the floor's hue under glare, inside a tile's edge: a tile
+        covers its whole slot, and a washed yellow's palest cells lie on the floor's
+        very colour (photoreal 5551 ``img045``: three cells 6 off, the fourth 1.9)."""
+        steps = sum(bool(stepped[i]) for i in slot)
+        return (
+            steps >= rules.min_cells_seen
+            and all(stepped[i] or yellow[i] for i in slot)
+            and shows_edge(slot)
+        )
 
     def yellow_inside_its_own_edge(slot: tuple[int, ...]) -> bool:
         """Every cell at the floor's hue under glare, inside an edge along the walls that
