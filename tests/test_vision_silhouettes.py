@@ -223,3 +223,30 @@ def test_a_dominus_settled_by_its_silhouette_leaves_a_second_one_of_its_colour_u
         if seen != "?" and seen != true
     ]
     assert wrong == []
+
+
+def test_an_uncrowded_piece_keeps_its_own_size_against_a_close_silhouette() -> None:
+    """Conditions frame 99414: a yellow vilicus standing uncrowded, whose own pixels
+    leaned vilicus, was settled a dominus by its silhouette, 19 mm² ahead.  A second
+    yellow dominus then cast doubt on the real one, and all three yellow pieces were
+    unread.  In 99598 such a vilicus, 16 mm² ahead, was read a dominus."""
+    frame = generated_frame(PROFILE, 99414, False, True)
+    state = BoardReader(PROFILE).read(frame.image).state
+    assert state is not None
+    assert [frame.truth.workers[line] for line in (1, 10, 27)] == ["Yd", "Yv", "Yv"]
+    assert [state.workers[line] for line in (1, 10, 27)] == ["Yd", "Yv", "Yv"]
+    frame = generated_frame(PROFILE, 99598, False, True)
+    state = BoardReader(PROFILE).read(frame.image).state
+    assert state is not None
+    assert frame.truth.workers[29] == "Yv"
+    assert state.workers[29] in ("Yv", "?")
+
+
+def test_a_crowded_piece_takes_its_silhouettes_size_against_its_own() -> None:
+    """Conditions frame 93363: a green dominus touching a green vilicus leans vilicus by
+    its own pixels, which its neighbour shares; its silhouette, 24 mm² ahead, is right."""
+    frame = generated_frame(PROFILE, 93363, False, True)
+    state = BoardReader(PROFILE).read(frame.image).state
+    assert state is not None
+    assert frame.truth.workers[9] == "Gd"
+    assert state.workers[9] == "Gd"

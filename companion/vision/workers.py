@@ -1217,6 +1217,10 @@ def _settle_unreadable(
         answer = decide(ranked, layout.px_per_mm, rules.silhouettes, favoured)
         if answer is False or (answer is None and _dark_at_base(cores, line, rules)):
             continue
+        if _against_its_own_size(
+            answer, favoured, settled[line], ranked, layout.px_per_mm, rules.silhouettes
+        ):
+            continue
         settled[line] = replace(settled[line], code=answer)
         current[line] = answer
         if answer is None and shown is not None and len(shown) == 1:
@@ -1231,6 +1235,26 @@ def _settle_unreadable(
             if unread and j not in waiting:
                 waiting.append(j)
     return settled
+
+
+def _against_its_own_size(
+    answer: str | None,
+    favoured: str | None,
+    obs: WorkerObservation,
+    ranked: list[tuple[str | None, float, float]],
+    px_per_mm: float,
+    rules: SilhouetteRules,
+) -> bool:
+    """Whether a silhouette's ``answer`` gives a piece no neighbour crowds the other size
+    than its own pixels lean to (``favoured``), by less than
+    ``SilhouetteRules.opposed_margin_mm2``: uncrowded, all of a piece's pixels are its
+    own; crowded, a neighbour takes some and the silhouettes judge better."""
+    if answer is None or favoured is None or obs.crowded:
+        return False
+    if answer[0] != favoured[0] or answer == favoured:
+        return False
+    margin = (ranked[1][1] - ranked[0][1]) / (px_per_mm * px_per_mm)
+    return margin < rules.opposed_margin_mm2
 
 
 def _resize_beside_emptied(
