@@ -200,6 +200,13 @@ def test_once_a_colours_dominus_is_read_its_unsized_pieces_are_vilici() -> None:
     out[0] = WorkerObservation("Yd", 0.0, (0.0, -0.8))  # leaning away from it
     away = [o.code for o in vilici_beside_the_dominus(out, cores, GEOMETRY, WorkerRules())]
     assert away[1] == "Yv"
+    # Yellow wider than any piece (a warm lamp's hot spot on the sheet) is no vilicus;
+    # a vilicus's width is.
+    wide = {1: PieceMeasure(160.0, 27.5, False, 8.0, False)}
+    spot = vilici_beside_the_dominus(out, cores, GEOMETRY, WorkerRules(), wide)
+    assert spot[1].code == "?"
+    narrow = {1: PieceMeasure(160.0, 15.0, False, 8.0, False)}
+    assert vilici_beside_the_dominus(out, cores, GEOMETRY, WorkerRules(), narrow)[1].code == "Yv"
 
 
 def test_a_core_too_dark_for_colour_is_named_by_its_mean_chroma() -> None:
