@@ -119,16 +119,22 @@ def decide(
     px_per_mm: float,
     rules: SilhouetteRules,
     favoured: str | None = None,
+    firm: bool = False,
 ) -> str | Literal[False] | None:
     """The answer of :func:`rank` to take (``None`` for empty), or ``False`` if unsure.
 
     ``favoured`` is the answer other evidence leans to, if any: the two rarely agree on a
-    wrong answer, so agreement needs a smaller margin.
+    wrong answer, so agreement needs a smaller margin.  ``firm`` tells that evidence comes
+    from pixels all the piece's own (no neighbour crowds it): then the other size of its
+    colour needs ``opposed_margin_mm2``.
     """
     (winner, cost, area), (_, runner_cost, _) = ranked[0], ranked[1]
-    need = (
-        rules.agreed_margin_mm2 if favoured is not None and winner == favoured else rules.margin_mm2
-    )
+    if favoured is not None and winner == favoured:
+        need = rules.agreed_margin_mm2
+    elif firm and favoured is not None and winner is not None and winner[0] == favoured[0]:
+        need = rules.opposed_margin_mm2
+    else:
+        need = rules.margin_mm2
     if (runner_cost - cost) / (px_per_mm * px_per_mm) < need:
         return False
     if cost > rules.misfit_max * max(area, 1.0):

@@ -629,7 +629,7 @@ def _doubt_empty_cores_unlike_the_sheet_beside(
         if obs.code is None
         and line in cores.fractions
         and _sheet_like(cores.fractions[line], rules)
-        and not _a_dominus_leans_over(out, cores, line, geometry, rules)
+        and not _a_dominus_leans_over(out, line, geometry, rules)
     ]
     if not lines:
         return result
@@ -649,16 +649,18 @@ def _doubt_empty_cores_unlike_the_sheet_beside(
 
 def _a_dominus_leans_over(
     out: list[WorkerObservation],
-    cores: CoreReadings,
     line: int,
     geometry: Geometry,
     rules: WorkerRules,
+    colour: str | None = None,
 ) -> bool:
-    """Whether a dominus read on a space beside ``line`` can cover part of its core."""
+    """Whether a dominus read on a space beside ``line`` (of ``colour``, or any) can
+    cover part of its core."""
     return any(
         (code := out[other].code) is not None
         and code.endswith("d")
-        and _leans_over_core(cores.leans[other], other, line, geometry, rules)
+        and (colour is None or code[0] == colour)
+        and _leans_over_core(out[other].lean, other, line, geometry, rules)
         for other in adjacent(line)
     )
 
@@ -876,11 +878,7 @@ def vilici_beside_the_dominus(
             continue
         if measures is not None and measures.get(line, MISSING).across_mm > widest:
             continue
-        dominus = seen[0] + "d"
-        if any(
-            out[j].code == dominus and _leans_over_core(out[j].lean, j, line, geometry, rules)
-            for j in adjacent(line)
-        ):
+        if _a_dominus_leans_over(out, line, geometry, rules, seen[0]):
             continue
         result[line] = replace(obs, code=seen[0] + "v")
     return result
@@ -1225,12 +1223,9 @@ def _settle_unreadable(
         )
         shown = current[line]  # the colour its core showed, if any
         favoured = _size_leaning(settled[line], shown, _stands_alone(current, line), rules)
-        answer = decide(ranked, layout.px_per_mm, rules.silhouettes, favoured)
+        firm = not settled[line].crowded  # its pixels all its own
+        answer = decide(ranked, layout.px_per_mm, rules.silhouettes, favoured, firm)
         if answer is False or (answer is None and _dark_at_base(cores, line, rules)):
-            continue
-        if _against_its_own_size(
-            answer, favoured, settled[line], ranked, layout.px_per_mm, rules.silhouettes
-        ):
             continue
         settled[line] = replace(settled[line], code=answer)
         current[line] = answer
@@ -1246,26 +1241,6 @@ def _settle_unreadable(
             if unread and j not in waiting:
                 waiting.append(j)
     return settled
-
-
-def _against_its_own_size(
-    answer: str | None,
-    favoured: str | None,
-    obs: WorkerObservation,
-    ranked: list[tuple[str | None, float, float]],
-    px_per_mm: float,
-    rules: SilhouetteRules,
-) -> bool:
-    """Whether a silhouette's ``answer`` gives a piece no neighbour crowds the other size
-    than its own pixels lean to (``favoured``), by less than
-    ``SilhouetteRules.opposed_margin_mm2``: uncrowded, all of a piece's pixels are its
-    own; crowded, a neighbour takes some and the silhouettes judge better."""
-    if answer is None or favoured is None or obs.crowded:
-        return False
-    if answer[0] != favoured[0] or answer == favoured:
-        return False
-    margin = (ranked[1][1] - ranked[0][1]) / (px_per_mm * px_per_mm)
-    return margin < rules.opposed_margin_mm2
 
 
 def _resize_beside_emptied(
