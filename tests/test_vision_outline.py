@@ -364,3 +364,43 @@ def test_a_bare_slot_under_a_bright_spot_is_read_bare(seed: int, first: tuple[in
     state = BoardReader(PROFILE).read(photo.image).state
     assert state is not None
     assert state.cells == photo.state.cells
+
+
+def _dashes_between(frame: NDArray[np.uint8], first: tuple[int, ...]) -> NDArray[np.uint8]:
+    """``frame`` with the dashes some boards print between a vat's slots, dark, 3 mm long
+    and 3 mm apart, along the side ``first`` shares with the slot on its right."""
+    x, y, side = _slot_rect_px(first)
+    image = frame.copy()
+    for k in range(0, int(side), 12):
+        cv2.line(
+            image, (int(x + side), int(y + k)), (int(x + side), int(y + k + 6)), (96, 122, 142), 2
+        )
+    return np.asarray(cv2.GaussianBlur(image, (3, 3), 0.8), dtype=np.uint8)
+
+
+def test_printed_dashes_along_a_slots_side_are_no_tiles_edge() -> None:
+    """Photoreal frames print dashes between a vat's slots, along their shared sides: at
+    half the side's length, their median along it reached an edge's strength, and a
+    bare slot in glare beside another stayed unread (photoreal 6051 img045)."""
+    frame = _dashes_between(_frame([FAR]), LEFT)
+    rules = OUTLINES.rules
+    assert OUTLINES.strongest_edge(frame, HOMOGRAPHY, RIGHT) >= rules.edge_min  # the median
+    cells = _prove(frame)
+    assert [cells[i] for i in LEFT] == ["."] * 4
+    assert [cells[i] for i in RIGHT] == ["."] * 4
+    assert [cells[i] for i in FAR] == ["?"] * 4  # a tile's edge runs all along its sides
+
+
+def test_slots_beside_a_tile_read_since_the_proof_are_asked_again() -> None:
+    before = ["?"] * (GRID * GRID)
+    now = list(before)
+    for i in LEFT:
+        now[i] = "Y"
+    asked = OUTLINES.asked_again(before, now)
+    assert RIGHT in asked
+    assert LEFT not in asked and FAR not in asked
+    # A slot another pass changed since (a floor doubted, a cell named) is its to settle.
+    before[RIGHT[0]] = "."
+    assert RIGHT not in OUTLINES.asked_again(before, now)
+    # Nothing read since: nothing asked.
+    assert OUTLINES.asked_again(now, now) == []
