@@ -18,6 +18,7 @@ from companion.vision.floor import CellColour, FloorModel
 from companion.vision.outline import (
     OutlineRules,
     SlotOutlines,
+    _quantile,
     doubt_floor_by_walls,
     prove_floor_by_outline,
 )
@@ -404,3 +405,12 @@ def test_slots_beside_a_tile_read_since_the_proof_are_asked_again() -> None:
     assert RIGHT not in OUTLINES.asked_again(before, now)
     # Nothing read since: nothing asked.
     assert OUTLINES.asked_again(now, now) == []
+
+
+def test_the_quantile_along_a_side_is_numpys_from_one_sort() -> None:
+    rng = np.random.default_rng(7)
+    for count in (1, 2, 9, 40):
+        values = rng.integers(0, 256, count).astype(np.uint8)
+        for q in (0.0, 0.25, 0.5, 0.9, 1.0):
+            assert _quantile(values, q) == pytest.approx(float(np.quantile(values, q)))
+    assert _quantile(np.zeros(0, np.uint8), 0.25) == 0.0

@@ -318,7 +318,20 @@ def _side_edge(
         darkest = band.max(axis=1)
     if along == 0.5:
         return _median(darkest)
-    return float(np.quantile(darkest, 1.0 - along)) if len(darkest) else 0.0
+    return _quantile(darkest, 1.0 - along)
+
+
+def _quantile(values: NDArray[np.uint8], q: float) -> float:
+    """``np.quantile(values, q)`` (linear between ranks) from one sort, for the same
+    reason as :func:`_median`; 0.0 for no values."""
+    count = len(values)
+    if count == 0:
+        return 0.0
+    ranked = np.sort(values).astype(np.float64)
+    at = q * (count - 1)
+    low = int(at)
+    high = min(low + 1, count - 1)
+    return float(ranked[low] + (at - low) * (ranked[high] - ranked[low]))
 
 
 def _median(values: NDArray[np.uint8]) -> float:
