@@ -685,6 +685,16 @@ def test_a_cell_too_dark_for_its_pixels_inside_a_seen_tile_takes_its_mean_hue() 
     fractions[slot[1], PixelClass.DARK] = 0.4  # mostly lit and still unread: not a shadow's
     fractions[slot[1], PixelClass.UNKNOWN] = 0.6
     assert named() == "?"
+    # In a shadow's soft edge: nearly half dark, the rest but its own colour too dim for
+    # a class (conditions 96049: a blue cell left unread, its board's only miss).
+    fractions[slot[1], PixelClass.DARK] = 0.47
+    fractions[slot[1], PixelClass.UNKNOWN] = 0.41
+    fractions[slot[1], PixelClass.R] = 0.12
+    assert named() == "R"
+    fractions[slot[1], PixelClass.UNKNOWN] = 0.21  # a fifth of it bare-floor grey: lit
+    fractions[slot[1], PixelClass.NEUTRAL] = 0.2
+    assert named() == "?"
+    fractions[slot[1]] = 0.0
     fractions[slot[1], PixelClass.DARK] = 0.95
     fractions[slot[1], PixelClass.UNKNOWN] = 0.0
     # No tile seen in the slot, or a cell of it seen bare: no tile to name the cell for.

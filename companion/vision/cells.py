@@ -80,6 +80,15 @@ class CellRules:
     dark_cell_min: float = 0.5
     dark_chroma_min: float = 5.0
     dark_hue_max_deg: float = 25.0
+    # Inside such a slot a cell in a shadow's soft edge is too dim for its pixels'
+    # colour with a little less of it dark: this share dark at least (a cell less dark
+    # than that is mostly lit), and dark or in no class at all over this share.  Over
+    # 1,500 stored conditions frames each of the 97 unread cells of a tile seen whose hue
+    # named an ink was that ink, however dark or dim; four left unread at 0.46 to 0.50
+    # dark, 0.85 to 0.89 colourless, were each their board's only miss (conditions
+    # 96049, 96127, 90782, 94348).
+    dim_dark_min: float = 0.45
+    dim_colourless_min: float = 0.8
     # A slot where no cell shows a tile holds one when this many of its cells are that
     # dark and named so (a tile wholly in a hard shadow): on 1,082 stored clear frames
     # (photoreal, conditions, own renderer), each of the 130 dark cells named by its hue
@@ -307,7 +316,8 @@ def name_dark_cells(
     seen, named by their mean chroma (``chroma``: a* and b* per cell, centred on 0).
 
     A hard shadow across a tile leaves too little light for any one pixel's colour, yet
-    the cell's mean keeps its hue.  Inside a slot holding a tile the cell is the tile's,
+    the cell's mean keeps its hue (and in its soft edge, a cell half dark and the rest
+    too dim for a class is no different).  Inside a slot holding a tile the cell is the tile's,
     so the question is only which colour, and the dark inks (blue, green, red) lie far
     apart in hue.  There yellow is named too: no floor shows inside a tile, so its hue
     is no shadowed floor's.  A tile wholly in the shadow shows no cell to start from:
@@ -315,8 +325,14 @@ def name_dark_cells(
     ``dark_named_tile_min``).  A tile seen only by its cells named so covers the rest of
     its slot as well (see :func:`fill_covered_cells`).
     """
-    dark = (fractions[:, PixelClass.DARK] >= rules.dark_cell_min).tolist()
-    if not any(d and c == "?" for d, c in zip(dark, cells, strict=True)):
+    dark_share = fractions[:, PixelClass.DARK]
+    colourless = dark_share + fractions[:, PixelClass.UNKNOWN]
+    dark = (dark_share >= rules.dark_cell_min).tolist()
+    dim = [
+        d or (share >= rules.dim_dark_min and rest >= rules.dim_colourless_min)
+        for d, share, rest in zip(dark, dark_share.tolist(), colourless.tolist(), strict=True)
+    ]
+    if not any(d and c == "?" for d, c in zip(dim, cells, strict=True)):
         return list(cells)  # most frames: no cell that dark
     out = list(cells)
     limits = (rules.dark_chroma_min, rules.dark_hue_max_deg)
@@ -324,11 +340,11 @@ def name_dark_cells(
     named_in_tile = dark_inks_named(chroma, printed_hues, *limits, inks=SPECIES_ORDER)
     species = fractions[:, PixelClass.B : PixelClass.R + 1]
 
-    def name_of(i: int, named: list[str | None]) -> str | None:
-        """The ink cell ``i`` is ``named`` by its hue, if unread, that dark, and showing no
-        other colour in what light is left."""
+    def name_of(i: int, named: list[str | None], shaded: list[bool]) -> str | None:
+        """The ink cell ``i`` is ``named`` by its hue, if unread, ``shaded`` so, and
+        showing no other colour in what light is left."""
         letter = named[i]
-        if out[i] != "?" or not dark[i] or letter is None:
+        if out[i] != "?" or not shaded[i] or letter is None:
             return None
         others = float(species[i].sum() - species[i, SPECIES_ORDER.index(letter)])
         return letter if others <= rules.covered_other_max else None
@@ -337,9 +353,9 @@ def name_dark_cells(
         if "." in (out[i] for i in slot):
             continue
         if any(out[i] in SPECIES_ORDER for i in slot):  # a tile seen
-            names = {i: name_of(i, named_in_tile) for i in slot}
+            names = {i: name_of(i, named_in_tile, dim) for i in slot}
         else:
-            names = {i: name_of(i, named_dark) for i in slot}
+            names = {i: name_of(i, named_dark, dark) for i in slot}
             if sum(n is not None for n in names.values()) < rules.dark_named_tile_min:
                 continue
         for i, letter in names.items():
