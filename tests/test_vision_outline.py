@@ -392,21 +392,6 @@ def test_printed_dashes_along_a_slots_side_are_no_tiles_edge() -> None:
     assert [cells[i] for i in FAR] == ["?"] * 4  # a tile's edge runs all along its sides
 
 
-def test_slots_beside_a_tile_read_since_the_proof_are_asked_again() -> None:
-    before = ["?"] * (GRID * GRID)
-    now = list(before)
-    for i in LEFT:
-        now[i] = "Y"
-    asked = OUTLINES.asked_again(before, now)
-    assert RIGHT in asked
-    assert LEFT not in asked and FAR not in asked
-    # A slot another pass changed since (a floor doubted, a cell named) is its to settle.
-    before[RIGHT[0]] = "."
-    assert RIGHT not in OUTLINES.asked_again(before, now)
-    # Nothing read since: nothing asked.
-    assert OUTLINES.asked_again(now, now) == []
-
-
 def test_the_quantile_along_a_side_is_numpys_from_one_sort() -> None:
     rng = np.random.default_rng(7)
     for count in (1, 2, 9, 40):

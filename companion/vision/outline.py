@@ -21,7 +21,7 @@ the slot bare.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -31,7 +31,6 @@ from numpy.typing import NDArray
 
 from companion.boards import GRID, BoardProfile
 from companion.vision.canonical import board_view
-from companion.vision.cells import SPECIES_ORDER
 from companion.vision.floor import (
     CLIPPED_MIN,
     CellColour,
@@ -54,7 +53,9 @@ QUIET_SIDES_MIN = 2
 # tile's edge fell to 28).  The proof asks how strong a line runs over this share of a
 # side: of the 511 bare slots the proof met in 726 photoreal frames, the median kept
 # 121 from it and this share 2 (both beside a tile read later), under 16.5, while the
-# 7 tiles' slots it met showed 23 and more; 1,500 conditions frames read the same.
+# 7 tiles' slots it met showed 23 and more; 1,500 conditions frames read the same.  A
+# side beside a tile read only later is not left out afterwards: photoreal 6251 showed
+# glare-washed yellow tiles whose other sides' edges are that faint.
 EDGE_ALONG = 0.75
 # Glare that clips the sensor's channels bends the floor's chroma as well: a cell clipped in
 # one channel or more over most of its window counts as the floor's colour up to this far
@@ -190,24 +191,6 @@ class SlotOutlines:
         return max(
             _side_edge(lines, name, (near, near), (far, far), half, inset, along) for name in sides
         )
-
-    def asked_again(self, before: list[str], now: list[str]) -> list[tuple[int, ...]]:
-        """The slots still unread as they were in ``before`` beside a slot of their vat
-        whose every cell was read as a tile's since: that side shows the tile's edge, not
-        one of its own, and the outline proof may leave it out now."""
-        tiled = {
-            slot
-            for slot in self.profile.slots
-            if all(now[i] in SPECIES_ORDER for i in slot)
-            and not all(before[i] in SPECIES_ORDER for i in slot)
-        }
-        return [
-            slot
-            for slot, sides in self.beside.items()
-            if "?" in (chars := [now[i] for i in slot])
-            and chars == [before[i] for i in slot]
-            and tiled.intersection(other for _, other in sides)
-        ]
 
     def own_edge(
         self, frame_bgr: NDArray[np.uint8], homography: NDArray[np.float64], slot: tuple[int, ...]
@@ -354,11 +337,10 @@ def prove_floor_by_outline(
     homography: NDArray[np.float64],
     hidden: frozenset[int] = frozenset(),
     colourless: NDArray[np.bool_] | None = None,
-    asked: Iterable[tuple[int, ...]] | None = None,
 ) -> list[str]:
-    """Slots left unread (of ``asked``, all by default) whose cells show the floor's
-    colour but for what the light did to it become empty when their outline shows no
-    tile's edge along most of any side; an arm's cells are never proven.
+    """Slots left unread whose cells show the floor's colour but for what the light did
+    to it become empty when their outline shows no tile's edge along most of any side;
+    an arm's cells are never proven.
 
     The light may have clipped the floor's chroma (glare), or, where ``colourless`` marks
     the cells showing no tile's colour, left it near the floor's in a fair light while
@@ -369,7 +351,7 @@ def prove_floor_by_outline(
     """
     masks: tuple[NDArray[np.bool_], NDArray[np.bool_]] | None = None  # once a slot asks
     out = list(cells)
-    for slot in outlines.profile.slots if asked is None else asked:
+    for slot in outlines.profile.slots:
         chars = [out[i] for i in slot]
         if "?" not in chars or any(c not in ".?" for c in chars):
             continue

@@ -625,7 +625,6 @@ class BoardReader:
         cells = prove_floor_by_outline(
             cells, colour, floor, self.outlines, frame_bgr, loc.homography, hidden, colourless
         )
-        outlined = cells
         cells = prove_floor_by_print(
             cells, colourless, colour, floor, self.slot_print, view, hidden
         )
@@ -691,26 +690,9 @@ class BoardReader:
             cells = doubt_floor_beside_an_arm(
                 cells, near, lambda asked: self.walls.shown(view, asked), slots
             )
-        washed = self._read_washed_tiles(
+        cells = self._read_washed_tiles(
             cells, colour, floor, view, sorted_.balanced, gains, shows_edge, near, shows_own_edge
         )
-        # A side beside a tile read since the outline proof shows that tile's edge, not
-        # one of its own: the slots beside it are asked again without it (photoreal 5651
-        # img019: a tile the covered-cells pass read beside a bare slot in glare).
-        asked = self.outlines.asked_again(outlined, washed)
-        if asked:
-            washed = prove_floor_by_outline(
-                washed,
-                colour,
-                floor,
-                self.outlines,
-                frame_bgr,
-                loc.homography,
-                hidden | near,
-                colourless,
-                asked,
-            )
-        cells = washed
         if other is not None:
             # An arm over the board under light that seemed to vary: either balance may be
             # the wrong one, and a colour one shows and the other does not may be the
