@@ -317,9 +317,9 @@ def name_dark_cells(
 
     A hard shadow across a tile leaves too little light for any one pixel's colour, yet
     the cell's mean keeps its hue (and in its soft edge, a cell half dark and the rest
-    too dim for a class is no different).  Inside a slot holding a tile the cell is the tile's,
-    so the question is only which colour, and the dark inks (blue, green, red) lie far
-    apart in hue.  There yellow is named too: no floor shows inside a tile, so its hue
+    too dim for a class is no different).  Inside a slot holding a tile the cell is the
+    tile's, so the question is only which colour, and the dark inks (blue, green, red)
+    lie far apart in hue.  There yellow is named too: no floor shows inside a tile, so its hue
     is no shadowed floor's.  A tile wholly in the shadow shows no cell to start from:
     there, the slot holds one when enough of its cells are named blue, green or red (see
     ``dark_named_tile_min``).  A tile seen only by its cells named so covers the rest of
@@ -327,11 +327,11 @@ def name_dark_cells(
     """
     dark_share = fractions[:, PixelClass.DARK]
     colourless = dark_share + fractions[:, PixelClass.UNKNOWN]
-    dark = (dark_share >= rules.dark_cell_min).tolist()
-    dim = [
-        d or (share >= rules.dim_dark_min and rest >= rules.dim_colourless_min)
-        for d, share, rest in zip(dark, dark_share.tolist(), colourless.tolist(), strict=True)
-    ]
+    is_dark = dark_share >= rules.dark_cell_min
+    dark = is_dark.tolist()
+    dim = (
+        is_dark | ((dark_share >= rules.dim_dark_min) & (colourless >= rules.dim_colourless_min))
+    ).tolist()
     if not any(d and c == "?" for d, c in zip(dim, cells, strict=True)):
         return list(cells)  # most frames: no cell that dark
     out = list(cells)

@@ -222,7 +222,7 @@ class SlotOutlines:
             return [0.0] * len(slots)
         picked = np.asarray(wanted, np.intp)
         darkest = lines[bands.rows[picked], bands.cols[picked]].max(axis=1)
-        along = np.sort(darkest, axis=1)  # medians along each side, as in _median
+        along = np.sort(darkest, axis=1)  # medians along each side, as in _quantile
         count = along.shape[1]
         medians = (along[:, (count - 1) // 2].astype(np.float64) + along[:, count // 2]) / 2.0
         edges, at = [], 0
@@ -299,14 +299,13 @@ def _side_edge(
         x = near[0] if name == "left" else far[0]
         band = lines[near[1] + inset : far[1] - inset, x - half : x + half + 1]
         darkest = band.max(axis=1)
-    if along == 0.5:
-        return _median(darkest)
     return _quantile(darkest, 1.0 - along)
 
 
 def _quantile(values: NDArray[np.uint8], q: float) -> float:
-    """``np.quantile(values, q)`` (linear between ranks) from one sort, for the same
-    reason as :func:`_median`; 0.0 for no values."""
+    """``np.quantile(values, q)`` of a few dozen 8-bit values (linear between ranks: the
+    median the mean of the two middle ones), from one sort: a frame asks for a score of
+    them, and numpy's own checks cost several times the sort; 0.0 for no values."""
     count = len(values)
     if count == 0:
         return 0.0
@@ -315,17 +314,6 @@ def _quantile(values: NDArray[np.uint8], q: float) -> float:
     low = int(at)
     high = min(low + 1, count - 1)
     return float(ranked[low] + (at - low) * (ranked[high] - ranked[low]))
-
-
-def _median(values: NDArray[np.uint8]) -> float:
-    """``np.median`` of a few dozen 8-bit values (the mean of the two middle ones, or the
-    middle one), from one sort: a frame asks for a score of them, and np.median's own
-    checks cost several times the sort."""
-    count = len(values)
-    if count == 0:
-        return float(np.median(values))
-    ranked = np.sort(values)
-    return (float(ranked[(count - 1) // 2]) + float(ranked[count // 2])) / 2.0
 
 
 def prove_floor_by_outline(
