@@ -200,3 +200,13 @@ def test_bare_floor_in_a_warm_bright_corner_is_proven_by_fairly_clear_dashes() -
     assert _bench_slot(93372, (14, 14), SlotPrintRules()) == "...."
     flat = SlotPrintRules(clear_floor_offset_max=SlotPrintRules().floor_offset_max)
     assert _bench_slot(93372, (14, 14), flat) == "????"  # one bar below clear dashes
+
+
+def test_dashes_clearer_than_any_tile_shows_prove_floor_a_bright_warm_lamp_moved() -> None:
+    """The clear frame of ``bench vision --conditions --seed 100201`` numbered 100283: a
+    bare slot under a bright warm lamp, its two lower cells red clipped, the two others
+    7 and 11 Lab units off the floor.  Its dashes show at 0.42: clearer than any slot
+    holding a tile (0.31 at most), short of the bar for the full allowance before."""
+    assert _bench_slot(100283, (10, 8), SlotPrintRules()) == "...."
+    before = SlotPrintRules(clear_shown_min=0.5)
+    assert _bench_slot(100283, (10, 8), before) == "????"

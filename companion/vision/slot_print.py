@@ -60,8 +60,11 @@ class SlotPrintRules:
     # reached 0.31 (tiles washed of all colour 0.17), while a warm lamp's glare moved bare
     # floor whose dashes showed 0.52 to 0.86 by 9 to 11 Lab units.  Between the two bars
     # the offset allowed grows with the dashes' clarity: bare floor in a warm lamp's
-    # bright corner, its dashes at 0.39, lay 7 to 9 units off (conditions 93372).
-    clear_shown_min: float = 0.5
+    # bright corner, its dashes at 0.39, lay 7 to 9 units off (conditions 93372).  The
+    # full allowance starts at 0.4, still 0.09 above the clearest tile: bare floor under
+    # a bright warm lamp, red near the limit, showed dashes at 0.40 to 0.46 and lay 11
+    # to 12 off (conditions 100074, 100283).
+    clear_shown_min: float = 0.4
     clear_floor_offset_max: float = 12.0
     # A cell the sensor clipped in a channel keeps only a bound there, and balanced, the
     # clipped channel falls behind the others: bare floor under a bright warm spot, red
