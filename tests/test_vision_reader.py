@@ -9,6 +9,7 @@ from vision_helpers import confident_wrong_cells, cover_marker, slot_outline, wa
 
 from companion.boards import load_profile
 from companion.games.garum.state import BoardState
+from companion.vision import occlusion
 from companion.vision.bench import generated_photo
 from companion.vision.cells import apply_tile_constraint
 from companion.vision.conditions import Conditions
@@ -340,6 +341,23 @@ def test_a_dark_arm_whose_fingertip_alone_is_over_the_grid_is_seen() -> None:
     assert reading.state is not None, reading.error
     assert reading.occluded
     assert confident_wrong_cells(reading.state, photo.state) == []
+
+
+def test_a_dark_arm_in_a_dim_room_that_keeps_some_red_is_seen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The frame with a hand of ``bench vision --conditions --seed 100601`` numbered
+    100715: a dark arm over the grid in a dim, warm room, 41 mm across where too dark for
+    skin, its shaded skin 0.41 of no class over the cells and a quarter of it taken for a
+    red tile.  Missed, the reading was not flagged covered and a yellow cell under it was
+    read red; with the bar the shadows set before (0.5) it is missed again."""
+    photo = generated_photo(PROFILE, 100715, True, True)
+    reading = BoardReader(PROFILE).read(photo.image)
+    assert reading.state is not None, reading.error
+    assert reading.occluded
+    assert confident_wrong_cells(reading.state, photo.state) == []
+    monkeypatch.setattr(occlusion, "DARK_BODY_UNKNOWN_OVER_CELLS_MIN", 0.5)
+    assert not BoardReader(PROFILE).read(photo.image).occluded
 
 
 def test_a_dark_arm_over_a_worker_strip_alone_is_seen() -> None:

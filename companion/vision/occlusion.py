@@ -78,10 +78,11 @@ BODY_UNKNOWN_OVER_CELLS_MIN = 0.2
 # seen; the bodies of the darkest arms, which only this search finds, 58 mm and more).
 DARK_BODY_MIN_WIDTH_MM = 50.0
 # ... unless it hides the tiles' colours as well, as a shadow does not: over the fish
-# cells this share of it shows no species' colour (a dark arm 44 mm across showed 0.86;
+# cells this share of it shows no class at all (a dark arm 44 mm across showed 0.86, a
+# dark arm in a dim room, 41 mm across where too dark for skin, 0.41: conditions 100715;
 # the two shadows that hid the print across 700 generated frames, 0.12 and 0.18: the
-# tiles keep their colour in a shadow, darker).
-DARK_BODY_UNKNOWN_OVER_CELLS_MIN = 0.5
+# tiles keep their colour in a shadow, darker, and bare floor goes dark).
+DARK_BODY_UNKNOWN_OVER_CELLS_MIN = 0.3
 # Connected regions are found on a view reduced by this factor (a hand is large).
 REDUCE = 2
 # Skin lit far brighter than the sheet (an arm near the lamp over a sheet in its own
