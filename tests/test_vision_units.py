@@ -69,6 +69,7 @@ from companion.vision.workers import (
     _size_leaning,
     _size_with_settled_neighbours,
     _stands_alone,
+    _vilici_smaller_than_both,
     _with_dark_cores_named,
     core_centre_mm,
     doubt_the_lights_colour,
@@ -268,6 +269,46 @@ def test_a_piece_alone_smaller_than_both_sizes_leans_vilicus() -> None:
     assert _size_leaning(replace(small, crowded=True), "B", True, rules) is None
     leaning = replace(small, size_score=rules.size_centre + 0.3)
     assert _size_leaning(leaning, "B", False, rules) == "Bd"
+
+
+def test_a_piece_standing_apart_far_smaller_than_both_sizes_is_a_vilicus() -> None:
+    # A blue piece showing far less colour than either size (its area score beyond the
+    # implausible bound), with no blue and no unread space beside it and nothing crowding
+    # it, is a vilicus its own shade shrank.  Beside a blue piece or an unread space, or
+    # crowded, or reaching far short of a vilicus's top, it stays unread.
+    rules = WorkerRules()
+    layout = CanonicalLayout(PROFILE)
+    line = 19
+    lean = (0.0, 0.5)
+    reach = GEOMETRY.vilicus.height_mm * 0.5 + rules.reach_offset_mm
+    small = WorkerObservation("?", 120.0, lean, size_score=-1.9, reach_mm=reach)
+    out = [WorkerObservation(None, 0.0, lean)] * LINES
+    out[line] = small
+    codes: list[str | None] = [None] * LINES
+    codes[line], codes[21] = "B", "Yv"
+    scores = {line: -(rules.implausible + 0.05)}
+
+    def read(
+        observed: list[WorkerObservation], shown: list[str | None], score: float
+    ) -> str | None:
+        changed = _vilici_smaller_than_both(observed, shown, {line: score}, 0.0, layout, rules)
+        return changed[line].code
+
+    assert read(out, codes, scores[line]) == "Bv"
+    assert read(out, codes, -(rules.implausible - 0.05)) == "?"  # within bounds: unsure
+    for beside in ("B", "?"):
+        crowded_codes = list(codes)
+        crowded_codes[20] = beside
+        assert read(out, crowded_codes, scores[line]) == "?"
+    crowded = list(out)
+    crowded[line] = replace(small, crowded=True)
+    assert read(crowded, codes, scores[line]) == "?"
+    short = list(out)
+    short[line] = replace(small, reach_mm=0.0)
+    assert read(short, codes, scores[line]) == "?"
+    unread_core = list(codes)
+    unread_core[line] = "?"  # no colour named: nothing to size
+    assert _vilici_smaller_than_both(out, unread_core, {}, 0.0, layout, rules)[line].code == "?"
 
 
 def test_no_boundary_makes_two_pieces_of_one_colour_dominus() -> None:

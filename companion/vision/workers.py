@@ -346,7 +346,8 @@ def read_workers(
     blur or compression spread it. ``blocked`` is an arm's region, ``shadow`` a region
     the board's print showed to be a shadow.  The passes, in order: presence and colour from each
     core, unreadable cores judged beside their neighbours, the pixels of each piece
-    measured, each piece sized, touching pairs sized together, partly hidden pieces
+    measured, each piece sized (with no arm in view, one standing apart and far smaller
+    than both sizes taken as a vilicus), touching pairs sized together, partly hidden pieces
     checked, unread spaces of the bare sheet's colour or whose printed circle shows
     (``circle_shown``, see :mod:`companion.vision.circle_print`) found empty, what is
     still unread
@@ -368,6 +369,8 @@ def read_workers(
     colours = [str(codes[line])[0] for line in scores]
     boundary = frame_boundary(list(scores.values()), rules, pose.height_log_sd, colours)
     out = _size_each_piece(layout, codes, measures, cores.leans, scores, boundary, rules)
+    if blocked is None:
+        out = _vilici_smaller_than_both(out, codes, scores, boundary, layout, rules)
     out = _size_touching_pairs(out, codes, measures, expected, scores, boundary, rules)
     out = _check_hidden(out, measures, classes, layout, pose, rules)
     if blocked is None:
@@ -1101,6 +1104,43 @@ def _size_each_piece(
             )
         )
     return out
+
+
+def _vilici_smaller_than_both(
+    out: list[WorkerObservation],
+    codes: list[str | None],
+    scores: dict[int, float],
+    boundary: float,
+    layout: CanonicalLayout,
+    rules: WorkerRules,
+) -> list[WorkerObservation]:
+    """Pass 5b, with no arm in view: a piece left unsized because it shows far less of its
+    colour than either size covers, standing apart (no piece of its colour and no unread
+    space beside it, nothing crowding or hiding it), is a vilicus.
+
+    Far smaller than both sizes means a neighbour's lean or two pieces merged, neither of
+    which a piece standing apart can be; what takes area off such a piece is its own
+    shade or blur, and a dominus so darkened still measured far above this (see
+    ``vilicus_margin``).  The silhouettes need not settle it: at a few pixels a millimetre
+    both sizes of a dark piece fit them alike (conditions 100444: a blue vilicus at -0.61,
+    its two sizes 1.8 mm² apart)."""
+    g = layout.profile.geometry
+    result = list(out)
+    for line, obs in enumerate(out):
+        code = codes[line]
+        if obs.code != "?" or code not in tuple(SPECIES_ORDER) or obs.crowded:
+            continue
+        small = scores[line] - boundary < -rules.implausible
+        below = obs.size_score < rules.size_centre - rules.vilicus_margin
+        lean = math.hypot(*obs.lean)
+        reached = (
+            lean < rules.reach_lean_min
+            or reach_score(obs.reach_mm, lean, g.vilicus, g.dominus, rules)
+            >= -rules.reach_implausible
+        )
+        if small and below and reached and _stands_alone(codes, line):
+            result[line] = replace(obs, code=code + "v")
+    return result
 
 
 def _size_from(score: float, area_score: float, touching: bool, rules: WorkerRules) -> str | None:
