@@ -84,6 +84,25 @@ def test_only_a_body_that_hides_the_print_surely_hides_it() -> None:
     assert not PRINT.hides(print_free, solid)
 
 
+def test_the_darkest_shade_whose_print_shows_faintly_does_not_hide_it() -> None:
+    """Where two lamps' shadows overlap, a tenth of the light is left and sensor noise
+    drowns most of the print's detail: few parts correlate clearly, but most still do
+    faintly, where a solid body as noisy shows none of it."""
+    band = _corner_band()
+    noise = np.random.default_rng(1).normal(0.0, 2.0, (*LAYOUT.size_px[::-1], 3))
+
+    def noisy(view: NDArray[np.uint8]) -> NDArray[np.uint8]:
+        return np.asarray(np.clip(view.astype(np.float32) + noise, 0, 255), np.uint8)
+
+    umbra = noisy(_darkened(_bare_view(), band, 0.1))
+    assert not PRINT.hides(band, umbra)
+    without_faint = PrintUnderShadow(PROFILE, S, replace(ShadowRules(), faint_shown_share_max=1.0))
+    assert without_faint.hides(band, umbra)  # the clear correlations alone call it solid
+    solid = _bare_view()
+    solid[band] = (28, 38, 62)  # the darkest skin, flat
+    assert PRINT.hides(band, noisy(solid))
+
+
 def test_the_print_a_pixel_or_two_off_still_shows() -> None:
     """A lens's barrel distortion moves the print off where the homography puts it."""
     band = _corner_band()
