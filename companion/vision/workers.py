@@ -1093,10 +1093,7 @@ def _size_each_piece(
             width = width_evidence(across, g.vilicus, g.dominus, layout.px_per_mm)
             score += rules.width_weight * width
         size = _size_from(score, area_score, touching, rules)
-        if (
-            lean >= rules.reach_lean_min
-            and reach_score(reach, lean, g.vilicus, g.dominus, rules) < -rules.reach_implausible
-        ):
+        if _short_of_any_top(reach, lean, g, rules):
             size = None  # no piece's top: a neighbour's lean
         out.append(
             WorkerObservation(
@@ -1132,12 +1129,7 @@ def _vilici_smaller_than_both(
             continue
         small = scores[line] - boundary < -rules.implausible
         below = obs.size_score < rules.size_centre - rules.vilicus_margin
-        lean = math.hypot(*obs.lean)
-        reached = (
-            lean < rules.reach_lean_min
-            or reach_score(obs.reach_mm, lean, g.vilicus, g.dominus, rules)
-            >= -rules.reach_implausible
-        )
+        reached = not _short_of_any_top(obs.reach_mm, math.hypot(*obs.lean), g, rules)
         if small and below and reached and _stands_alone(codes, line):
             result[line] = replace(obs, code=code + "v")
     return result
@@ -1484,6 +1476,15 @@ def reach_score(
     gap = (dominus.height_mm - vilicus.height_mm) / 2
     return (reach_mm - mid_height * lean - rules.reach_offset_mm) / (
         gap * lean + rules.reach_spread_mm
+    )
+
+
+def _short_of_any_top(reach_mm: float, lean: float, g: Geometry, rules: WorkerRules) -> bool:
+    """Whether a colour leaning enough to tell reaches so far short of a vilicus's top
+    that no piece stands there (see ``reach_implausible``): a neighbour's lean."""
+    return (
+        lean >= rules.reach_lean_min
+        and reach_score(reach_mm, lean, g.vilicus, g.dominus, rules) < -rules.reach_implausible
     )
 
 
